@@ -1,0 +1,46 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { Hono } from "hono";
+import { adminApp } from "@/admin/app.ts";
+import { bodyGuards, MAX_BODY_BYTES, PAIRING_MAX_BODY_BYTES } from "@/http/body.ts";
+import type { AppDeps, AppEnv } from "@/http/env.ts";
+import { errorBody, errorResponse } from "@/http/errors.ts";
+import { requestId } from "@/http/request-id.ts";
+import { validationHook } from "@/http/validation.ts";
+import { registerRoutes } from "@/routes/index.ts";
+import { docsPage } from "@/routes/docs-page.ts";
+import { buildOpenApiDocument } from "@/openapi.ts";
+
+/** The REST API (`{base_url}` routes), without the service around it. */
+export function createApi(): OpenAPIHono<AppEnv> {
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+  registerRoutes(api);
+  return api;
+}
+
+/** The whole service: REST under /api and /svc, operator API, health, document and docs page. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestId());
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use(
+    "*",
+    bodyGuards((path) => (path.endsWith("/pair/connect") ? PAIRING_MAX_BODY_BYTES : MAX_BODY_BYTES)),
+  );
+  app.onError(errorResponse);
+  app.notFound((c) => c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`), 404));
+
+  const api = createApi();
+  app.route("/api", api);
+  app.route("/svc", api);
+  app.route("/admin", adminApp());
+
+  const document = buildOpenApiDocument(api);
+  const documentJson = JSON.stringify(document, null, 2) + "\n";
+  app.get("/health", (c) => c.json({ ok: true, version: deps.config.version }));
+  app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
+  app.get("/docs", (c) => c.html(docsPage(document as Parameters<typeof docsPage>[0])));
+  return app;
+}

@@ -1,0 +1,38 @@
+/** Runtime configuration, read once from the environment by main.ts and passed down. */
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  /** `undefined`: embedded PGlite in dataDir; `memory://`: in-memory PGlite; else postgres URL. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  restUrl: string | undefined;
+  testClock: boolean;
+  noDemo: boolean;
+  /** Trust the first `X-Forwarded-For` address as the client (behind a load balancer). */
+  trustProxy: boolean;
+  version: string;
+}
+
+export const SERVICE_VERSION = "1.0.0";
+
+export function readConfig(env: Record<string, string | undefined>): Config {
+  const port = Number(env.PORT ?? "8787");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`Cannot read PORT "${env.PORT}": not a port number`);
+  }
+  return {
+    port,
+    host: env.HOST ?? "127.0.0.1",
+    publicUrl: (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, ""),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? "./.data",
+    adminToken: env.SVC_ADMIN_TOKEN || undefined,
+    restUrl: env.SVC_REST_URL || undefined,
+    testClock: env.SVC_TEST_CLOCK === "1",
+    noDemo: env.SVC_NO_DEMO === "1",
+    trustProxy: env.SVC_TRUST_PROXY === "1",
+    version: SERVICE_VERSION,
+  };
+}

@@ -1,0 +1,52 @@
+import { Kysely, PGliteDialect } from "kysely";
+import { PGlite } from "@electric-sql/pglite";
+import { PostgresJSDialect } from "kysely-postgres-js";
+import postgres from "postgres";
+import type { Database, Db } from "./database.ts";
+
+export type Engine = "pglite" | "postgres";
+
+export interface OpenedDatabase {
+  db: Db;
+  engine: Engine;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database named by `url`: a `postgres://` URL uses postgres.js, `memory://` an in-memory
+ * PGlite, and `undefined` an embedded PGlite stored in `dataDir`.
+ */
+export async function openDatabase(url: string | undefined, dataDir: string): Promise<OpenedDatabase> {
+  if (url && /^postgres(ql)?:\/\//.test(url)) {
+    const client = postgres(url, {
+      max: 10,
+      onnotice: () => {},
+      // Keep timestamps as Date and int8/numeric as strings (the defaults), uniform with PGlite below.
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
+    return {
+      db,
+      engine: "postgres",
+      close: async () => {
+        await db.destroy();
+      },
+    };
+  }
+  let pglite: PGlite;
+  if (url === "memory://") {
+    pglite = new PGlite();
+  } else {
+    await Deno.mkdir(dataDir, { recursive: true });
+    pglite = new PGlite(`${dataDir.replace(/\/+$/, "")}/pgdata`);
+  }
+  await pglite.waitReady;
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  return {
+    db,
+    engine: "pglite",
+    close: async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import type { Kysely } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import type { Database } from "./database.ts";
+import * as m0001 from "./migrations/0001_foundation.ts";
+import * as m0002 from "./migrations/0002_work.ts";
+import * as m0003 from "./migrations/0003_sessions.ts";
+import * as m0004 from "./migrations/0004_tickets.ts";
+import * as m0005 from "./migrations/0005_workflow.ts";
+import * as m0006 from "./migrations/0006_claims.ts";
+import * as m0007 from "./migrations/0007_ledger.ts";
+import * as m0008 from "./migrations/0008_handoff.ts";
+import * as m0009 from "./migrations/0009_shared.ts";
+import * as m0010 from "./migrations/0010_context.ts";
+
+/**
+ * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
+ * (0003 sessions, 0004 tickets, 0005 workflow, 0006 claims, 0007 ledger, 0008 handoff, 0009 shared, 0010 context);
+ * a later change adds a new numbered file rather than editing a released one.
+ */
+const migrations: Record<string, Migration> = {
+  "0001_foundation": m0001,
+  "0002_work": m0002,
+  "0003_sessions": m0003,
+  "0004_tickets": m0004,
+  "0005_workflow": m0005,
+  "0006_claims": m0006,
+  "0007_ledger": m0007,
+  "0008_handoff": m0008,
+  "0009_shared": m0009,
+  "0010_context": m0010,
+};
+
+const provider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(migrations),
+};
+
+/** Brings the schema up to date; throws with the failing migration's error. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  const migrator = new Migrator({ db: db as unknown as Kysely<unknown>, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error) {
+    const name = failed ? ` "${failed.migrationName}"` : "";
+    throw new Error(`Cannot migrate${name}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+}

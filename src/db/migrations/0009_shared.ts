@@ -1,0 +1,7 @@
+import type { Kysely } from "kysely";
+import { runStatements } from "./run-statements.ts";
+
+/** Schema additions of the shared area (statements appended by that area; empty until it needs one). */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await runStatements(db, []);
+}

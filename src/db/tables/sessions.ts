@@ -1,0 +1,3 @@
+/** Table interfaces added by the sessions area's migration (none yet). */
+// deno-lint-ignore no-empty-interface
+export interface SessionsTables {}

@@ -1,0 +1,72 @@
+import type { Plan } from "@/db/tables/foundation.ts";
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { hitCounter } from "@/domain/shared/counters.ts";
+import { DomainError } from "@/domain/shared/errors.ts";
+
+/** Units per hour per agent by plan (spec: Limits); null is unlimited. */
+export const PLAN_HOURLY_UNITS: Record<Plan, number | null> = {
+  free: 500,
+  builder: 1500,
+  growth: 4000,
+  team: 15000,
+  enterprise: null,
+};
+export const AGENT_BURST_UNITS = 240;
+export const PROJECT_BURST_UNITS = 720;
+/** The project hourly window is three times the per-agent limit. */
+export const PROJECT_HOURLY_FACTOR = 3;
+
+const HOUR = 3600_000;
+const MINUTE = 60_000;
+
+export interface RateState {
+  limit: number | null;
+  remaining: number | null;
+  resetAt: Date;
+  burstRemaining: number;
+}
+
+/**
+ * Charges `cost` units to the caller's agent and project windows (hourly and one-minute burst) and
+ * refuses with 429 RATE_LIMITED when any window is exhausted. Counters live in the database.
+ */
+export async function chargeUnits(ctx: ActorCtx, cost: number): Promise<RateState> {
+  const { actor } = ctx;
+  const now = ctx.clock.now();
+  const hourly = PLAN_HOURLY_UNITS[actor.plan];
+  const agentBurst = await hitCounter(ctx.db, `burst:agent:${actor.agentId}`, MINUTE, now, cost);
+  const projectBurst = await hitCounter(ctx.db, `burst:project:${actor.projectId}`, MINUTE, now, cost);
+  const burstRemaining = Math.max(
+    0,
+    Math.min(AGENT_BURST_UNITS - agentBurst.count, PROJECT_BURST_UNITS - projectBurst.count),
+  );
+  let state: RateState = { limit: null, remaining: null, resetAt: agentBurst.resetAt, burstRemaining };
+  if (hourly !== null) {
+    const agent = await hitCounter(ctx.db, `units:agent:${actor.agentId}`, HOUR, now, cost);
+    const project = await hitCounter(ctx.db, `units:project:${actor.projectId}`, HOUR, now, cost);
+    const remaining = Math.min(hourly - agent.count, hourly * PROJECT_HOURLY_FACTOR - project.count);
+    state = { limit: hourly, remaining: Math.max(0, remaining), resetAt: agent.resetAt, burstRemaining };
+    if (remaining < 0) throw rateLimited(state, now, agent.resetAt);
+  }
+  if (agentBurst.count > AGENT_BURST_UNITS || projectBurst.count > PROJECT_BURST_UNITS) {
+    throw rateLimited(state, now, agentBurst.resetAt);
+  }
+  return state;
+}
+
+function rateLimited(state: RateState, now: Date, resetAt: Date): DomainError {
+  const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
+  return new DomainError(
+    429,
+    "RATE_LIMITED",
+    "Rate limit exceeded; retry after the window resets",
+    undefined,
+    {
+      "Retry-After": String(retryAfter),
+      "X-RateLimit-Limit": state.limit === null ? "unlimited" : String(state.limit),
+      "X-RateLimit-Remaining": "0",
+      "X-RateLimit-Reset": String(Math.ceil(resetAt.getTime() / 1000)),
+      "X-Burst-Remaining": String(state.burstRemaining),
+    },
+  );
+}

@@ -1,0 +1,56 @@
+import type { AgentRole } from "@/db/tables/foundation.ts";
+import type { DbOrTrx } from "@/db/database.ts";
+import { randomPairingCode } from "@/domain/shared/crypto.ts";
+
+/** Code lifetimes (spec: Pairing code). */
+export const ADMIN_CODE_TTL_SECONDS = 5 * 60;
+export const ORCHESTRATOR_CODE_TTL_SECONDS = 3600;
+/** The agent that consumed a code may present it again for this long after first use. */
+export const CODE_REUSE_WINDOW_MS = 3600_000;
+export const CODE_MAX_STRIKES = 3;
+
+/** Upper-cases and strips to letters and digits: `abcd-1234` matches `ABCD1234`. */
+export function normalizeCode(code: string): string {
+  return code.toUpperCase().replace(/[^A-Z0-9]/g, "");
+}
+
+export interface IssueCodeInput {
+  projectId: string;
+  agentName?: string | null | undefined;
+  agentId?: string | null | undefined;
+  role?: AgentRole | undefined;
+  platform?: string | null | undefined;
+  model?: string | null | undefined;
+  issuedByAgentId?: string | null | undefined;
+  ttlSeconds: number;
+  now: Date;
+}
+
+export interface IssuedCode {
+  code: string;
+  expiresAt: string;
+  ttlSeconds: number;
+}
+
+/** Stores a fresh pairing code (retrying the rare collision) and returns it. */
+export async function issuePairingCode(db: DbOrTrx, input: IssueCodeInput): Promise<IssuedCode> {
+  const expiresAt = new Date(input.now.getTime() + input.ttlSeconds * 1000);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const code = randomPairingCode();
+    const inserted = await db.insertInto("pairing_codes").values({
+      id: crypto.randomUUID(),
+      code,
+      project_id: input.projectId,
+      agent_id: input.agentId ?? null,
+      agent_name: input.agentName ?? null,
+      role: input.role ?? "generator",
+      platform: input.platform ?? null,
+      model: input.model ?? null,
+      issued_by_agent_id: input.issuedByAgentId ?? null,
+      created_at: input.now,
+      expires_at: expiresAt,
+    }).onConflict((oc) => oc.column("code").doNothing()).returning("code").executeTakeFirst();
+    if (inserted) return { code, expiresAt: expiresAt.toISOString(), ttlSeconds: input.ttlSeconds };
+  }
+  throw new Error("Cannot issue a pairing code: no free code after 5 attempts");
+}

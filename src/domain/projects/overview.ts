@@ -1,0 +1,67 @@
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db/database.ts";
+
+export interface ProjectPhase {
+  /** `setup` (no brief, no tickets), `planning` (no open work yet), `building`, `reviewing`, `complete`. */
+  phase: "setup" | "planning" | "building" | "reviewing" | "complete";
+  /** Finer state: `brief_missing`, `tickets_missing`, `ready`, `in_progress`, `in_review`, `all_done`. */
+  subphase: string;
+}
+
+/** Derives the project's phase from its brief and board (documented design, PAIR-023). */
+export async function projectPhase(db: DbOrTrx, projectId: string): Promise<ProjectPhase> {
+  const project = await db.selectFrom("projects").select(["brief_version"]).where("id", "=", projectId)
+    .executeTakeFirstOrThrow();
+  const counts = await db.selectFrom("tickets")
+    .select([
+      sql<number>`count(*)::int`.as("total"),
+      sql<number>`count(*) filter (where status in ('done','cancelled'))::int`.as("closed"),
+      sql<number>`count(*) filter (where status in ('in_progress','claimed','blocked'))::int`.as("active"),
+      sql<number>`count(*) filter (where status in ('review','in_review','needs_review','qa'))::int`.as(
+        "review",
+      ),
+    ])
+    .where("project_id", "=", projectId).executeTakeFirstOrThrow();
+  const hasBrief = project.brief_version > 0;
+  if (!hasBrief && counts.total === 0) return { phase: "setup", subphase: "brief_missing" };
+  if (counts.total === 0) return { phase: "planning", subphase: "tickets_missing" };
+  if (counts.closed === counts.total) return { phase: "complete", subphase: "all_done" };
+  if (counts.active > 0) return { phase: "building", subphase: "in_progress" };
+  if (counts.review > 0) return { phase: "reviewing", subphase: "in_review" };
+  return { phase: "planning", subphase: "ready" };
+}
+
+export interface WorkqueueItem {
+  id: string;
+  number: number;
+  ticketRef: string;
+  title: string;
+  status: string;
+  type: string | null;
+}
+
+/**
+ * Up to `limit` unassigned tickets ready to pick: in progress, or waiting in the active sprint's
+ * backlog (`sprint_backlog`, or `backlog` within the active sprint). Oldest first.
+ */
+export async function workqueue(
+  db: DbOrTrx,
+  projectId: string,
+  prefix: string,
+  limit = 20,
+): Promise<WorkqueueItem[]> {
+  const rows = await db.selectFrom("tickets as t")
+    .leftJoin("sprints as s", "s.id", "t.sprint_id")
+    .select(["t.id", "t.number", "t.title", "t.status", "t.type"])
+    .where("t.project_id", "=", projectId)
+    .where("t.assignee_agent_id", "is", null)
+    .where("t.human_only", "=", false)
+    .where((eb) =>
+      eb.or([
+        eb("t.status", "in", ["in_progress", "sprint_backlog"]),
+        eb.and([eb("t.status", "=", "backlog"), eb("s.status", "=", "active")]),
+      ])
+    )
+    .orderBy("t.number", "asc").limit(limit).execute();
+  return rows.map((r) => ({ ...r, ticketRef: `${prefix}-${r.number}` }));
+}

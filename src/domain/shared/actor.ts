@@ -1,0 +1,33 @@
+import type { AgentRole, Plan, TokenKind } from "@/db/tables/foundation.ts";
+
+export type ActorKind = "session" | "api_key" | "subagent" | "oauth";
+
+/** The authenticated caller: one agent, in one project, with a set of scopes. */
+export interface Actor {
+  kind: ActorKind;
+  tokenKind: TokenKind | "oauth_access";
+  tokenId: string;
+  agentId: string;
+  agentName: string;
+  platform: string | null;
+  role: AgentRole;
+  projectId: string;
+  orgId: string;
+  plan: Plan;
+  /** Empty means unrestricted. */
+  scopes: string[];
+  sessionId: string | null;
+  /** Set when acting as a sub-agent (svc_sub_ token or X-Svc-SubAgent header). */
+  subAgentName: string | null;
+  tokenCreatedAt: Date;
+  tokenExpiresAt: Date | null;
+}
+
+export function hasScope(actor: Actor, scope: string): boolean {
+  return actor.scopes.length === 0 || actor.scopes.includes(scope);
+}
+
+/** Display name: `agentName` or `agentName/subAgentName`. */
+export function actorDisplayName(actor: Pick<Actor, "agentName" | "subAgentName">): string {
+  return actor.subAgentName ? `${actor.agentName}/${actor.subAgentName}` : actor.agentName;
+}

@@ -1,0 +1,34 @@
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db/database.ts";
+
+/**
+ * Counts one hit of `key` in the fixed window of `windowMs` containing `now`, in the database so that
+ * every instance shares it. Returns the count including this hit and when the window ends.
+ */
+export async function hitCounter(
+  db: DbOrTrx,
+  key: string,
+  windowMs: number,
+  now: Date,
+  amount = 1,
+): Promise<{ count: number; resetAt: Date }> {
+  const start = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+  const resetAt = new Date(start.getTime() + windowMs);
+  const row = await db
+    .insertInto("rate_counters")
+    .values({ key, window_start: start, count: amount, expires_at: resetAt })
+    .onConflict((oc) =>
+      oc.columns(["key", "window_start"]).doUpdateSet({ count: sql`rate_counters.count + ${amount}` })
+    )
+    .returning("count")
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), resetAt };
+}
+
+/** Reads the count of `key` in the current window without counting a hit. */
+export async function readCounter(db: DbOrTrx, key: string, windowMs: number, now: Date): Promise<number> {
+  const start = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+  const row = await db.selectFrom("rate_counters").select("count").where("key", "=", key)
+    .where("window_start", "=", start).executeTakeFirst();
+  return row ? Number(row.count) : 0;
+}

@@ -1,0 +1,51 @@
+import type { DbOrTrx } from "@/db/database.ts";
+import { DomainError, recovery } from "@/domain/shared/errors.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KEY = /^([A-Z]{2,10})-(\d{1,9})$/;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** Recovery for a ticket reference that does not resolve. */
+export function resolveRefRecovery(ref: string) {
+  return recovery(
+    "RESOLVE_TICKET_REF",
+    "GET /board",
+    `No ticket "${ref}" in this project: list the board and use a ticket's id or its <PREFIX>-<number> key`,
+    null,
+  );
+}
+
+export function ticketNotFound(ref: string, status: 404 | 422 = 404, code = "TICKET_NOT_FOUND"): DomainError {
+  return new DomainError(status, code, `Cannot find ticket "${ref}" in this project`, {
+    ref,
+    recovery: resolveRefRecovery(ref),
+  });
+}
+
+/**
+ * Resolves a ticket reference (UUID or `<PREFIX>-<number>` with the project's upper-case prefix)
+ * within the project. Returns the ticket id, or null when it does not resolve.
+ */
+export async function findTicketId(db: DbOrTrx, projectId: string, ref: string): Promise<string | null> {
+  if (isUuid(ref)) {
+    const row = await db.selectFrom("tickets").select("id").where("id", "=", ref.toLowerCase())
+      .where("project_id", "=", projectId).executeTakeFirst();
+    return row?.id ?? null;
+  }
+  const match = KEY.exec(ref);
+  if (!match) return null;
+  const row = await db.selectFrom("tickets as t").innerJoin("projects as p", "p.id", "t.project_id")
+    .select("t.id").where("t.project_id", "=", projectId).where("p.ticket_prefix", "=", match[1]!)
+    .where("t.number", "=", Number(match[2])).executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** Like `findTicketId`, but refuses an unresolved reference with 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). */
+export async function resolveTicketRef(db: DbOrTrx, projectId: string, ref: string): Promise<string> {
+  const id = await findTicketId(db, projectId, ref);
+  if (!id) throw ticketNotFound(ref);
+  return id;
+}

@@ -1,0 +1,46 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { DomainError } from "@/domain/shared/errors.ts";
+import type { AppEnv } from "./env.ts";
+
+export interface FieldError {
+  path: string;
+  message: string;
+  code: string;
+}
+
+/** Zod issues as `details.fields`: one `{ path, message, code }` per issue, path dotted. */
+export function fieldErrors(error: ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || "(root)",
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+export function errorBody(code: string, message: string, details?: Record<string, unknown>) {
+  return { error: details === undefined ? { code, message } : { code, message, details } };
+}
+
+/** The one place that turns a thrown error into the spec's error shape. */
+export function errorResponse(err: unknown, c: Context<AppEnv>): Response {
+  if (err instanceof DomainError) {
+    for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
+    return c.json(errorBody(err.code, err.message, err.details), err.status);
+  }
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    if (status === 400) {
+      return c.json(
+        errorBody("VALIDATION_ERROR", "Malformed JSON in request body", { fields: [] }),
+        400,
+      );
+    }
+    if (status === 413) return c.json(errorBody("PAYLOAD_TOO_LARGE", "Request body too large"), 413);
+    return c.json(errorBody(status === 401 ? "UNAUTHORIZED" : "INTERNAL", err.message), status);
+  }
+  const requestId = c.get("requestId");
+  console.error(`[${requestId}] unexpected error:`, err);
+  return c.json(errorBody("INTERNAL", "Unexpected failure", { requestId }), 500);
+}

@@ -1,0 +1,197 @@
+import { createRoute, type OpenAPIHono, type RouteConfig, type z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import type { ZodError } from "zod";
+import type { AgentRole } from "@/db/tables/foundation.ts";
+import { authenticate } from "@/domain/auth/authenticate.ts";
+import type { Scope } from "@/domain/auth/scopes.ts";
+import { assertLedgerFresh } from "@/domain/ledger/stale.ts";
+import { chargeUnits } from "@/domain/limits/rate-limit.ts";
+import { hasScope } from "@/domain/shared/actor.ts";
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import { errorBody, fieldErrors } from "./errors.ts";
+import { COMMON_ERRORS, errorResponses } from "@/contracts/common.ts";
+import { actorCtx, type AppEnv } from "./env.ts";
+
+export interface RoutePolicy {
+  /** `none`: no Authorization header (pairing, refresh, prompt). Default `bearer`. */
+  auth?: "bearer" | "none";
+  /** Scope the route needs; omitted when any valid token will do. */
+  scope?: Scope;
+  /** Roles allowed; omitted for every role. */
+  roles?: AgentRole[];
+  /** Rate-limit units (spec: light reads 1, writes 2, heavy reads and /ticket 3, ticket batch 6). */
+  cost: number;
+  /** Exempt from LEDGER_STALE (ledger writes). Reads are never gated. */
+  staleExempt?: boolean;
+  /** Error code for a malformed or invalid body instead of VALIDATION_ERROR (pairing: BAD_REQUEST). */
+  invalidCode?: string;
+}
+
+const policies = new WeakMap<object, RoutePolicy>();
+
+type Defined<R> = R & { "x-svc-scope"?: string; "x-svc-cost": number; "x-svc-roles"?: string[] };
+
+/**
+ * A route contract: the OpenAPI definition plus the policy (auth, scope, roles, cost) that the
+ * middleware enforces. The policy is published as `x-svc-*` extensions in the document.
+ */
+export function defineRoute<R extends RouteConfig>(config: R, policy: RoutePolicy): Defined<R> {
+  const bearer = (policy.auth ?? "bearer") === "bearer";
+  const statuses: number[] = bearer ? [...COMMON_ERRORS] : [400, 413, 415, 429, 500];
+  const route = {
+    ...config,
+    security: bearer ? [{ bearerAuth: [] }] : [],
+    responses: { ...errorResponses(...statuses), ...config.responses },
+    middleware: [policyMiddleware(config.method, policy)],
+    "x-svc-cost": policy.cost,
+    ...(policy.scope ? { "x-svc-scope": policy.scope } : {}),
+    ...(policy.roles ? { "x-svc-roles": policy.roles } : {}),
+  };
+  const defined = createRoute(route as R) as unknown as Defined<R>;
+  policies.set(defined, policy);
+  return defined;
+}
+
+function policyMiddleware(method: string, policy: RoutePolicy): MiddlewareHandler<AppEnv> {
+  const mutating = method.toLowerCase() !== "get";
+  return async (c, next) => {
+    if (policy.invalidCode && c.req.method !== "GET") {
+      try {
+        await c.req.json();
+      } catch {
+        throw new DomainError(400, policy.invalidCode, "Malformed JSON in request body");
+      }
+    }
+    if ((policy.auth ?? "bearer") === "none") return await next();
+    const deps = c.get("deps");
+    const actor = await authenticate(actorlessCtx(c), {
+      bearer: bearerOf(c.req.header("authorization")),
+      subAgentHeader: c.req.header("x-svc-subagent"),
+    });
+    c.set("actor", actor);
+    const ctx = actorCtx(deps, actor);
+    if (policy.scope && !hasScope(actor, policy.scope)) {
+      throw fail.forbidden(
+        `Cannot call ${method.toUpperCase()} ${c.req.routePath}: missing scope "${policy.scope}"`,
+        {
+          requiredScope: policy.scope,
+          recovery: recovery(
+            "REPAIR_OR_REFRESH",
+            "POST /pair/connect",
+            `Pair again with a role whose token carries "${policy.scope}", or use a key that has it`,
+            { code: "<pairing code>" },
+          ),
+        },
+      );
+    }
+    if (policy.roles && !policy.roles.includes(actor.role)) throw roleRefusal(actor.role, policy.roles);
+    const rate = await chargeUnits(ctx, policy.cost);
+    c.set("callsRemaining", rate.remaining ?? undefined);
+    c.header("X-RateLimit-Limit", rate.limit === null ? "unlimited" : String(rate.limit));
+    if (rate.remaining !== null) c.header("X-RateLimit-Remaining", String(rate.remaining));
+    c.header("X-RateLimit-Reset", String(Math.ceil(rate.resetAt.getTime() / 1000)));
+    c.header("X-Burst-Remaining", String(rate.burstRemaining));
+    if (mutating && !policy.staleExempt) await assertLedgerFresh(ctx);
+    await next();
+  };
+}
+
+/** 403 for a role violation: `guidance`, and for orchestrators a hint to mint a sub-agent session. */
+export function roleRefusal(actual: AgentRole, allowed: AgentRole[]) {
+  const orchestrator = actual === "orchestrator";
+  return fail.forbidden(`Cannot act as "${actual}": this call needs role ${allowed.join(" or ")}`, {
+    guidance: orchestrator
+      ? "Orchestrators coordinate and delegate: mint a generator sub-agent session and let it do this"
+      : `Only ${allowed.join(" or ")} agents may do this; ask an orchestrator to delegate it`,
+    requiredRole: allowed[0],
+    actualRole: actual,
+    ...(orchestrator
+      ? {
+        recovery: recovery(
+          "MINT_SUBAGENT_SESSION",
+          "POST /subagent/session",
+          "Mint a generator sub-agent and call this with its token",
+          { name: "<worker-name>", role: "generator" },
+        ),
+      }
+      : {}),
+  });
+}
+
+function actorlessCtx(c: Context<AppEnv>) {
+  const deps = c.get("deps");
+  return { db: deps.db, clock: deps.clock, publicUrl: deps.config.publicUrl };
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  return match?.[1];
+}
+
+type JsonBody<R> = R extends { request: { body: { content: { "application/json": { schema: infer S } } } } }
+  ? S extends z.ZodType ? z.output<S> : never
+  : undefined;
+type QueryOf<R> = R extends { request: { query: infer S } } ? S extends z.ZodType ? z.output<S> : never
+  : undefined;
+type ParamsOf<R> = R extends { request: { params: infer S } } ? S extends z.ZodType ? z.output<S> : never
+  : undefined;
+
+export interface HandlerArgs<R> {
+  c: Context<AppEnv>;
+  body: JsonBody<R>;
+  query: QueryOf<R>;
+  params: ParamsOf<R>;
+}
+
+export interface AuthedHandlerArgs<R> extends HandlerArgs<R> {
+  ctx: ActorCtx;
+}
+
+interface Validated {
+  valid(target: string): unknown;
+}
+
+function argsOf<R extends RouteConfig>(route: R, c: Context<AppEnv>): HandlerArgs<R> {
+  const req = c.req as unknown as Validated;
+  return {
+    c,
+    body: (route.request?.body ? req.valid("json") : undefined) as JsonBody<R>,
+    query: (route.request?.query ? req.valid("query") : undefined) as QueryOf<R>,
+    params: (route.request?.params ? req.valid("param") : undefined) as ParamsOf<R>,
+  };
+}
+
+/** Registers a route whose policy authenticates: the handler gets the validated input and the actor ctx. */
+export function handle<R extends RouteConfig>(
+  api: OpenAPIHono<AppEnv>,
+  route: R,
+  fn: (args: AuthedHandlerArgs<R>) => Promise<Response>,
+): void {
+  api.openapi(
+    route,
+    ((c: Context<AppEnv>) =>
+      fn({ ...argsOf(route, c), ctx: actorCtx(c.get("deps"), c.get("actor")) })) as never,
+    hookFor(route) as never,
+  );
+}
+
+/** A route-specific validation hook when the policy names its own invalid-body code. */
+function hookFor(route: object) {
+  const code = policies.get(route)?.invalidCode;
+  if (!code) return undefined;
+  return (result: { success: boolean; error?: ZodError }, c: Context) => {
+    if (result.success || !result.error) return undefined;
+    return c.json(errorBody(code, "Invalid request body", { fields: fieldErrors(result.error) }), 400);
+  };
+}
+
+/** Registers a route without authentication (pairing, refresh, prompt). */
+export function handlePublic<R extends RouteConfig>(
+  api: OpenAPIHono<AppEnv>,
+  route: R,
+  fn: (args: HandlerArgs<R>) => Promise<Response>,
+): void {
+  api.openapi(route, ((c: Context<AppEnv>) => fn(argsOf(route, c))) as never, hookFor(route) as never);
+}

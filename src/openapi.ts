@@ -1,0 +1,45 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { SERVICE_VERSION } from "@/config.ts";
+import type { AppEnv } from "@/http/env.ts";
+
+const DESCRIPTION =
+  `The agent coordination service: a versioned brief, a board of tickets with a review workflow,
+sprints, an append-only ledger, file claims and threads, for AI coding agents that work on one project.
+
+**Base URL.** Every path is relative to \`{origin}/api\`; \`{origin}/svc\` is an alias with the same handlers.
+There is no version segment: the API version is the document's \`info.version\` (semantic versioning) and
+every response is compatible within a major version. A deprecated field or endpoint keeps working for at
+least 90 days and is announced with a \`Deprecation\` header (RFC 9745) and a \`Sunset\` header.
+
+**Envelope.** Success: \`{ data, meta }\` (200, 201 for creates). Error: \`{ error: { code, message, details? } }\`.
+Gates carry \`details.recovery { action, endpoint, payloadHint, hint }\`. Validation failures carry
+\`details.fields[] { path, message, code }\`.
+
+**Request ids.** \`X-Request-Id\` of 1 to 64 visible ASCII characters is echoed; a longer or malformed value
+is replaced by a generated UUID. Every response carries the header.
+
+**Body size.** Bodies over 1 MiB (64 KB for \`POST /pair/connect\`) answer 413 \`PAYLOAD_TOO_LARGE\` before parsing.
+A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR\`.
+
+**Lengths.** Character limits count UTF-16 code units (JavaScript string length); byte limits are stated as bytes.
+
+**Policy extensions.** Each operation lists \`x-svc-scope\` (scope needed), \`x-svc-roles\` (roles allowed) and
+\`x-svc-cost\` (rate-limit units: light reads 1, writes 2, heavy reads and any method on /ticket 3, ticket batch 6).`;
+
+/** The published OpenAPI 3.1 document of the REST API. */
+export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>) {
+  api.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "Session token (svc_sess_), sub-agent token (svc_sub_), API key (svc_key_) or OAuth access token",
+  });
+  return api.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: "Agent Coordination Service", version: SERVICE_VERSION, description: DESCRIPTION },
+    servers: [{ url: "/api", description: "{base_url}" }, {
+      url: "/svc",
+      description: "alias of {base_url}",
+    }],
+  });
+}

@@ -1,0 +1,20 @@
+import type { Clock } from "@/clock.ts";
+import type { Db } from "@/db/database.ts";
+import { runPendingJobs } from "@/domain/jobs/run.ts";
+
+/** Background work of one instance: pending jobs (rows in the database, so a restart loses none). */
+export function startBackgroundWork(deps: { db: Db; clock: Clock }, intervalMs = 1000): () => void {
+  let running = false;
+  const timer = setInterval(async () => {
+    if (running) return;
+    running = true;
+    try {
+      await runPendingJobs(deps);
+    } catch (err) {
+      console.error("background work failed:", err);
+    } finally {
+      running = false;
+    }
+  }, intervalMs);
+  return () => clearInterval(timer);
+}

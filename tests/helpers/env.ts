@@ -1,0 +1,68 @@
+import postgres from "postgres";
+import { createApp } from "@/app.ts";
+import { systemClock } from "@/clock.ts";
+import { type Config, readConfig } from "@/config.ts";
+import type { Db } from "@/db/database.ts";
+import { type Engine, openDatabase } from "@/db/dialect.ts";
+import { migrateToLatest } from "@/db/migrate.ts";
+import type { Clock } from "@/clock.ts";
+
+export const ADMIN_TOKEN = "test-admin-token";
+
+export interface TestEnv {
+  engine: Engine;
+  db: Db;
+  clock: Clock;
+  config: Config;
+  /** In-process request against the whole app (no socket). */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh service on a fresh database: in-memory PGlite by default, or a new PostgreSQL database
+ * created under `TEST_DATABASE_URL` (dropped on close). The test clock and proxy trust are on.
+ */
+export async function startTestEnv(overrides: Partial<Config> = {}): Promise<TestEnv> {
+  const baseUrl = Deno.env.get("TEST_DATABASE_URL");
+  let url = "memory://";
+  let dropDatabase: (() => Promise<void>) | null = null;
+  if (baseUrl) {
+    const name = `svc_test_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
+    const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const parsed = new URL(baseUrl);
+    parsed.pathname = `/${name}`;
+    url = parsed.toString();
+    dropDatabase = async () => {
+      const again = postgres(baseUrl, { max: 1, onnotice: () => {} });
+      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await again.end();
+    };
+  }
+  const opened = await openDatabase(url, "");
+  await migrateToLatest(opened.db);
+  const clock = systemClock();
+  const config: Config = {
+    ...readConfig({}),
+    databaseUrl: url,
+    adminToken: ADMIN_TOKEN,
+    testClock: true,
+    trustProxy: true,
+    publicUrl: "http://localhost:8787",
+    ...overrides,
+  };
+  const app = createApp({ db: opened.db, engine: opened.engine, clock, config });
+  return {
+    engine: opened.engine,
+    db: opened.db,
+    clock,
+    config,
+    fetch: (path, init) => Promise.resolve(app.fetch(new Request(`http://localhost:8787${path}`, init))),
+    close: async () => {
+      await opened.close();
+      if (dropDatabase) await dropDatabase();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { DOCUMENT_PATH, documentText, SCHEMA_PATH, schemaText } from "../scripts/openapi-artifacts.ts";
+import { call, test } from "./helpers/mod.ts";
+
+test("openapi/openapi.json is up to date (run `deno task openapi`)", async () => {
+  assert.equal(await Deno.readTextFile(DOCUMENT_PATH), documentText());
+});
+
+test("generated/schema.ts is up to date (run `deno task gen`)", async () => {
+  const document = await Deno.readTextFile(DOCUMENT_PATH);
+  assert.equal(await Deno.readTextFile(SCHEMA_PATH), await schemaText(document));
+});
+
+test("GET /openapi.json serves the committed document, OpenAPI 3.1", async () => {
+  const res = await call("GET", "/openapi.json");
+  assert.equal(res.status, 200);
+  assert.equal(res.text, await Deno.readTextFile(DOCUMENT_PATH));
+  assert.equal(res.body.openapi, "3.1.0");
+  assert.ok(res.body.components.securitySchemes.bearerAuth);
+  assert.ok(res.body.components.schemas.Error);
+});
+
+test("every operation declares its rate-limit cost and error responses", async () => {
+  const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
+  for (
+    const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)
+  ) {
+    for (const [method, op] of Object.entries(ops)) {
+      assert.equal(typeof op["x-svc-cost"], "number", `${method} ${path} has no x-svc-cost`);
+      const responses = op.responses as Record<string, unknown>;
+      assert.ok(responses["400"] && responses["500"], `${method} ${path} documents no errors`);
+    }
+  }
+});
+
+test("GET /docs renders a readable HTML reference", async () => {
+  const res = await call("GET", "/docs");
+  assert.equal(res.status, 200);
+  assert.match(res.text, /<h1>Agent Coordination Service/);
+  assert.match(res.text, /\/pair\/connect/);
+});
+
+test("GET /health answers { ok: true, version: 1.0.0 }", async () => {
+  const res = await call("GET", "/health");
+  assert.deepEqual(res.body, { ok: true, version: "1.0.0" });
+});
