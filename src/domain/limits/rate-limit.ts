@@ -1,6 +1,8 @@
 import type { Plan } from "@/db/tables/foundation.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
+import { hitCounters } from "@/domain/shared/counters.ts";
+
+type Counted = { count: number; resetAt: Date };
 import { DomainError } from "@/domain/shared/errors.ts";
 
 /** Units per hour per agent by plan (spec: Limits); null is unlimited. */
@@ -34,16 +36,26 @@ export async function chargeUnits(ctx: ActorCtx, cost: number): Promise<RateStat
   const { actor } = ctx;
   const now = ctx.clock.now();
   const hourly = PLAN_HOURLY_UNITS[actor.plan];
-  const agentBurst = await hitCounter(ctx.db, `burst:agent:${actor.agentId}`, MINUTE, now, cost);
-  const projectBurst = await hitCounter(ctx.db, `burst:project:${actor.projectId}`, MINUTE, now, cost);
+  const hits = [
+    { key: `burst:agent:${actor.agentId}`, windowMs: MINUTE, amount: cost },
+    { key: `burst:project:${actor.projectId}`, windowMs: MINUTE, amount: cost },
+    ...(hourly === null ? [] : [
+      { key: `units:agent:${actor.agentId}`, windowMs: HOUR, amount: cost },
+      { key: `units:project:${actor.projectId}`, windowMs: HOUR, amount: cost },
+    ]),
+  ];
+  const [agentBurst, projectBurst, agent, project] = await hitCounters(ctx.db, hits, now) as [
+    Counted,
+    Counted,
+    Counted | undefined,
+    Counted | undefined,
+  ];
   const burstRemaining = Math.max(
     0,
     Math.min(AGENT_BURST_UNITS - agentBurst.count, PROJECT_BURST_UNITS - projectBurst.count),
   );
   let state: RateState = { limit: null, remaining: null, resetAt: agentBurst.resetAt, burstRemaining };
-  if (hourly !== null) {
-    const agent = await hitCounter(ctx.db, `units:agent:${actor.agentId}`, HOUR, now, cost);
-    const project = await hitCounter(ctx.db, `units:project:${actor.projectId}`, HOUR, now, cost);
+  if (hourly !== null && agent && project) {
     const remaining = Math.min(hourly - agent.count, hourly * PROJECT_HOURLY_FACTOR - project.count);
     state = { limit: hourly, remaining: Math.max(0, remaining), resetAt: agent.resetAt, burstRemaining };
     if (remaining < 0) throw rateLimited(state, now, agent.resetAt);

@@ -32,3 +32,33 @@ export async function readCounter(db: DbOrTrx, key: string, windowMs: number, no
     .where("window_start", "=", start).executeTakeFirst();
   return row ? Number(row.count) : 0;
 }
+
+export interface CounterHit {
+  key: string;
+  windowMs: number;
+  amount?: number;
+}
+
+/** Counts several hits in one statement (one round trip); results in the order of `hits`. */
+export async function hitCounters(
+  db: DbOrTrx,
+  hits: CounterHit[],
+  now: Date,
+): Promise<{ count: number; resetAt: Date }[]> {
+  const rows = hits.map((h) => {
+    const start = new Date(Math.floor(now.getTime() / h.windowMs) * h.windowMs);
+    return {
+      key: h.key,
+      window_start: start,
+      count: h.amount ?? 1,
+      expires_at: new Date(start.getTime() + h.windowMs),
+    };
+  });
+  const result = await db.insertInto("rate_counters").values(rows)
+    .onConflict((oc) =>
+      oc.columns(["key", "window_start"]).doUpdateSet({ count: sql`rate_counters.count + excluded.count` })
+    )
+    .returning(["key", "count"]).execute();
+  const counts = new Map(result.map((r) => [r.key, Number(r.count)]));
+  return rows.map((r) => ({ count: counts.get(r.key) ?? r.count, resetAt: r.expires_at }));
+}
