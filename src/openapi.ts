@@ -24,7 +24,11 @@ A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR
 **Lengths.** Character limits count UTF-16 code units (JavaScript string length); byte limits are stated as bytes.
 
 **Policy extensions.** Each operation lists \`x-svc-scope\` (scope needed), \`x-svc-roles\` (roles allowed) and
-\`x-svc-cost\` (rate-limit units: light reads 1, writes 2, heavy reads and any method on /ticket 3, ticket batch 6).`;
+\`x-svc-cost\` (rate-limit units: light reads 1, writes 2, heavy reads (\`GET /context\`, \`GET /search\`) and any method on /ticket or its sub-paths such as
+\`/ticket/{id}/acknowledge\` 3, \`POST /ticket/batch\` 6). The hourly window is per agent and, at three times the
+agent limit, per project; the one-minute burst window is 240 units per agent and 720 per project. On
+Enterprise \`X-RateLimit-Limit\` is \`unlimited\`, \`X-RateLimit-Remaining\` is omitted, and \`X-RateLimit-Reset\` and
+\`X-Burst-Remaining\` describe the burst window. Per-action backpressure budgets count per agent.`;
 
 /** The published OpenAPI 3.1 document of the REST API. */
 export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>) {

@@ -10,18 +10,34 @@ export interface OpenedDatabase {
   db: Db;
   engine: Engine;
   close(): Promise<void>;
+  /** The embedded instance, when the engine is PGlite (tests snapshot it). */
+  pglite?: PGlite;
 }
 
 /**
  * Opens the database named by `url`: a `postgres://` URL uses postgres.js, `memory://` an in-memory
  * PGlite, and `undefined` an embedded PGlite stored in `dataDir`.
  */
-export async function openDatabase(url: string | undefined, dataDir: string): Promise<OpenedDatabase> {
+export async function openDatabase(
+  url: string | undefined,
+  dataDir: string,
+  options: { loadDataDir?: Blob } = {},
+): Promise<OpenedDatabase> {
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const client = postgres(url, {
       max: 10,
       onnotice: () => {},
       // Keep timestamps as Date and int8/numeric as strings (the defaults), uniform with PGlite below.
+      types: {
+        // jsonb values arrive already serialized (`toJson`): send them as is. The default json
+        // serializer would stringify them again and store a JSON string instead of the value.
+        jsonText: {
+          to: 3802,
+          from: [114, 3802],
+          serialize: (x: unknown) => typeof x === "string" ? x : JSON.stringify(x),
+          parse: (x: string) => JSON.parse(x),
+        },
+      },
     });
     const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
     return {
@@ -34,7 +50,8 @@ export async function openDatabase(url: string | undefined, dataDir: string): Pr
   }
   let pglite: PGlite;
   if (url === "memory://") {
-    pglite = new PGlite();
+    // Tests start from a dump of an already migrated database: much faster than initdb each time.
+    pglite = options.loadDataDir ? new PGlite({ loadDataDir: options.loadDataDir }) : new PGlite();
   } else {
     await Deno.mkdir(dataDir, { recursive: true });
     pglite = new PGlite(`${dataDir.replace(/\/+$/, "")}/pgdata`);
@@ -44,6 +61,7 @@ export async function openDatabase(url: string | undefined, dataDir: string): Pr
   return {
     db,
     engine: "pglite",
+    pglite,
     close: async () => {
       await db.destroy();
       if (!pglite.closed) await pglite.close();

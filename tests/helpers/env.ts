@@ -9,6 +9,41 @@ import type { Clock } from "@/clock.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
 
+const MIGRATIONS_DIR = new URL("../../src/db/migrations/", import.meta.url);
+
+/**
+ * A dump of an in-memory PGlite with every migration applied, cached in the temp directory under a
+ * hash of the migration sources, so each test file skips initdb and the migrations.
+ */
+async function migratedSnapshot(): Promise<Blob> {
+  const sources: string[] = [];
+  for await (const entry of Deno.readDir(MIGRATIONS_DIR)) {
+    if (entry.isFile) {
+      sources.push(entry.name + (await Deno.readTextFile(new URL(entry.name, MIGRATIONS_DIR))));
+    }
+  }
+  sources.sort();
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sources.join("\n")));
+  const key = Array.from(new Uint8Array(digest).slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join(
+    "",
+  );
+  const path = `${Deno.env.get("TMPDIR") ?? "/tmp"}/svc-test-pglite-${key}.tar`;
+  try {
+    return new Blob([await Deno.readFile(path)]);
+  } catch {
+    const fresh = await openDatabase("memory://", "");
+    await migrateToLatest(fresh.db);
+    if (!fresh.pglite) throw new Error("Cannot snapshot: openDatabase did not expose PGlite");
+    const dump = await fresh.pglite.dumpDataDir("none");
+    await fresh.close();
+    const bytes = new Uint8Array(await dump.arrayBuffer());
+    const temp = `${path}.${crypto.randomUUID()}`;
+    await Deno.writeFile(temp, bytes);
+    await Deno.rename(temp, path);
+    return new Blob([bytes]);
+  }
+}
+
 export interface TestEnv {
   engine: Engine;
   db: Db;
@@ -41,7 +76,7 @@ export async function startTestEnv(overrides: Partial<Config> = {}): Promise<Tes
       await again.end();
     };
   }
-  const opened = await openDatabase(url, "");
+  const opened = await openDatabase(url, "", baseUrl ? {} : { loadDataDir: await migratedSnapshot() });
   await migrateToLatest(opened.db);
   const clock = systemClock();
   const config: Config = {

@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { DOCUMENT_PATH } from "../../scripts/openapi-artifacts.ts";
+import { test } from "../helpers/mod.ts";
+
+/** The spec's unit cost of an operation (RATE-003..010, operator contract decision on /ticket). */
+function expectedCost(method: string, path: string): number {
+  if (method === "post" && path === "/ticket/batch") return 6;
+  if (path === "/ticket" || path.startsWith("/ticket/")) return 3;
+  if (method === "get" && (path === "/context" || path === "/search")) return 3;
+  return method === "get" ? 1 : 2;
+}
+
+test("RATE-003 RATE-004 RATE-005 RATE-006 RATE-008 RATE-009 RATE-010 every operation declares the spec's cost", async () => {
+  const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
+  let checked = 0;
+  for (
+    const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)
+  ) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (op.security && (op.security as unknown[]).length === 0) continue; // unauthenticated: not charged
+      assert.equal(op["x-svc-cost"], expectedCost(method, path), `${method.toUpperCase()} ${path}`);
+      checked++;
+    }
+  }
+  assert.ok(checked > 0);
+});
