@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * Pair an agent with a code and get a session token
-         * @description No Authorization header. Body at most 64 KB (413 PAYLOAD_TOO_LARGE). Errors: 400 BAD_REQUEST; 401 INVALID_CODE, PASSWORD_REQUIRED; 403 INVALID_PASSWORD (code not consumed), PROJECT_INACTIVE, ORG_SUSPENDED, AGENT_REVOKED, AGENT_LIMIT; 404 PROJECT_NOT_FOUND, ORG_NOT_FOUND, AGENT_NOT_FOUND; 429 RATE_LIMITED (10 attempts per 5 minutes per IP); 503 SERVICE_UNAVAILABLE. A wrong password or a used code presented by another agent is a strike; three strikes invalidate the code. The agent that consumed a code may present it again within one hour of first use (status reconnected); it is recognised by name. INVALID_CODE and AGENT_REVOKED carry recovery REQUEST_NEW_PAIRING_CODE. Agent limits per project: free 10, builder 25, growth 100, team 500, enterprise unlimited. Pairing completes the agent's open sessions.
+         * @description No Authorization header. Body at most 64 KB (413 PAYLOAD_TOO_LARGE). Errors: 400 BAD_REQUEST; 401 INVALID_CODE, PASSWORD_REQUIRED; 403 INVALID_PASSWORD (code not consumed), PROJECT_INACTIVE, ORG_SUSPENDED, AGENT_REVOKED, AGENT_LIMIT; 404 PROJECT_NOT_FOUND, ORG_NOT_FOUND, AGENT_NOT_FOUND; 429 RATE_LIMITED (10 attempts per 5 minutes per IP); 503 SERVICE_UNAVAILABLE (recovery RETRY_LATER). A wrong password or a used code presented by another agent is a strike against the code; three strikes invalidate it (unknown codes cannot be struck: there is nothing to count against). The agent that consumed a code may present it again within one hour of first use (status reconnected); it is recognised by its agent name (case-insensitive), or always when the code was issued for an existing agent. INVALID_CODE and AGENT_REVOKED carry recovery REQUEST_NEW_PAIRING_CODE: they are the refusals a new code resolves. Agent limits per project: free 10, builder 25, growth 100, team 500, enterprise unlimited (revoked agents do not count). When the code names a platform or model (orchestrator or admin codes), those win over the body's. Pairing completes the agent's open sessions and revokes their tokens.
          */
         post: {
             parameters: {
@@ -127,6 +127,220 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/pair/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a one-hour pairing code for a new agent (orchestrators)
+         * @description Orchestrator role and scope write:agents (403 FORBIDDEN otherwise). The code pairs an agent in the caller's project with the given agentName, role (generator default, evaluator or observer; anything else 400 VALIDATION_ERROR) and, when given, platform and model. Valid one hour (ttlSeconds 3600), single use. 409 CONFLICT when agentName belongs to an orchestrator of the project.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PairCodeRequest"];
+                };
+            };
+            responses: {
+                /** @description Code minted */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PairCodeResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/pair/prompt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Onboarding prompt for a pairing code (text/plain)
+         * @description No Authorization header. Every answer is text/plain. 200: a prompt to paste into the agent: the project, the exact POST /pair/connect call (with a password placeholder when the project has one), how to send the session token, and the work loop. 400 when code is missing. 404 with one fixed text when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the project is never revealed). 429 (Retry-After) beyond 30 look-ups per 5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Required: the pairing code (case and punctuation ignored) */
+                    code?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The onboarding prompt */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Missing code */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description Unknown or expired code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many look-ups; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -136,7 +350,7 @@ export interface paths {
         };
         /**
          * Who the caller is
-         * @description Cached 30 seconds per token (same body and cachedAt), except plan.callsRemaining, which is current.
+         * @description Cached 30 seconds per token (same body and cachedAt), except plan.callsRemaining, which is current (the lower of the agent's and the project's hourly windows, as meta.callsRemaining; null on unlimited plans). session is null for API keys, which have no session. With X-Svc-SubAgent (session tokens) the body describes the sub-agent: agent.subAgentName, its role, its own session and the sub-agent scopes. Session token lifetime (svc_sess_): 7 days from issue (hard limit, not extended by use) and a 24-hour idle window that every authenticated call restarts; more than 200 requests in 5 minutes on one session token answer 401; the token stops working when its session completes or is canceled. Rotate with POST /session/refresh (or take meta.refreshedToken from GET /context near the limit).
          */
         get: {
             parameters: {
@@ -232,10 +446,5650 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/session/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a session token (live or within 7 days after expiry)
+         * @description No Authorization header. Body exactly { token } (a missing token or any other field: 400 VALIDATION_ERROR). A token that is still valid refreshes in mode live; one that expired (7-day limit or 24-hour idle window) at most 7 days ago refreshes in mode grace. The old token is revoked at once, with the sub-agent tokens minted from it and any unused meta.refreshedToken replacement; the new token is bound to the same session, has the role's default scopes and a new 7-day limit. 401 UNAUTHORIZED (recovery REPAIR), with one identical body, for an unknown, revoked or too old token, a closed session and a revoked agent, archived project or suspended organization. 429 RATE_LIMITED beyond 5 refreshes per agent per hour, with details.retryAfterSeconds and Retry-After.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SessionRefreshRequest"];
+                };
+            };
+            responses: {
+                /** @description New token */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SessionRefreshResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a session and its activities
+         * @description Your own sessions; orchestrators may read any session of the project. Another agent's session, a session of another project or an unknown id answers 404 NOT_FOUND. Activities come oldest first with offset pagination (limit 1 to 500, default 100; offset) and a pagination object. Ephemeral activities are kept only until the next activity is posted.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Activities per page, 1 to 500 (default 100) */
+                    limit?: number;
+                    offset?: number | null;
+                };
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SessionDetail"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Replace the plan, cancel, or force-complete a session
+         * @description Scope write:ledger. Provide status or plan (else 400 VALIDATION_ERROR). plan (up to 50 items { content, status }) replaces the whole plan and increases planVersion by one; expectedPlanVersion refuses a stale write with 409 CONFLICT and details.currentPlanVersion, changing nothing. status canceled cancels the session and revokes its token (and sub-agent tokens minted from it). status complete is only for an orchestrator closing another agent's session; orchestrators may also replace the plan of, or cancel, any session of the project. 403 FORBIDDEN with recovery use_closeout_path: a non-orchestrator patching someone else's session, or any session completing itself (use POST /session/complete). 404 NOT_FOUND: unknown session or another project's. 409 CONFLICT: the session is already complete or canceled. Answers the updated session.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SessionPatchRequest"];
+                };
+            };
+            responses: {
+                /** @description The updated session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Session"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/session/{sessionId}/activity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a session activity
+         * @description Scope write:ledger; the session must be yours and open. Sets the session status: elicitation -> awaiting_input, error -> error, thought/action/response -> active. body is required except for type action (up to 4000 characters, 8000 for response); action and parameter are required for type action and refused on other types, result is optional (4000). ephemeral (default false) is allowed on thought and action only; an ephemeral activity is removed when the next activity is posted. Errors: 400 VALIDATION_ERROR (details.fields); 403 FORBIDDEN when an orchestrator posts to another agent's session (recovery PROVIDE_SESSION_ID); 404 NOT_FOUND for anyone else's or an unknown session; 409 CONFLICT on a complete or canceled session; 429 BACKPRESSURE beyond 100 activities per session per 5-minute window (Retry-After, details.retryAfterSeconds).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SessionActivityRequest"];
+                };
+            };
+            responses: {
+                /** @description Activity recorded */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SessionActivityResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/{sessionId}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post the environment report of your session
+         * @description Scope write:ledger; your own open session (404 NOT_FOUND for others', 403 for an orchestrator on another agent's session, 409 CONFLICT when closed). Every field optional, unknown fields kept; limits: model, company, platform, git_head, skill_hash 100 characters; git_branch, git_remote, working_dir 500; uncommitted_files 200 paths. Posting again replaces the report whole (no merge). The report appears as session.environmentReport in GET /session/{sessionId}.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    sessionId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EnvironmentReport"];
+                };
+            };
+            responses: {
+                /** @description Stored */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SessionReportResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subagent/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a sub-agent session and token (orchestrators)
+         * @description Orchestrator role, scope write:agents and a live svc_sess_ bearer: API keys, OAuth tokens, sub-agent tokens and calls made as a sub-agent (X-Svc-SubAgent) get 403 FORBIDDEN. Registers name (1 to 64 letters, digits, underscore, dash) under the caller, opens the sub-agent's own session and returns a svc_sub_ token valid ttlHours (1 to 72, default 24; no idle expiry) with the sub-agent scopes. role generator or evaluator; orchestrator answers 422 VALIDATION_ERROR; other values 400. Minting an existing name again replaces it (earlier tokens revoked, open sessions completed). The token stops working when the parent session token is revoked or rotated. Writes an AGENT_SPAWNED ledger entry. The registered name may also be used with the parent's session token through X-Svc-SubAgent: the call then acts as the sub-agent (its role, its own session, scopes capped to the sub-agent set); the header is ignored with svc_sub_ tokens and API keys.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubAgentMintRequest"];
+                };
+            };
+            responses: {
+                /** @description Sub-agent minted */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SubAgentMintResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * End a sub-agent: revoke its tokens and complete its session
+         * @description Orchestrator role and scope write:agents (session token or API key of the parent agent). Body { name }. Unregisters the name (X-Svc-SubAgent with it then answers 401), revokes its svc_sub_ tokens, completes its open sessions and writes an AGENT_COMPLETED ledger entry. 404 NOT_FOUND when the caller has no registered sub-agent of that name (never minted, or already deleted).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SubAgentDeleteRequest"];
+                };
+            };
+            responses: {
+                /** @description Sub-agent ended */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SubAgentDeleteResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one ticket
+         * @description Scope read:board; costs 3 units. `key` (<PREFIX>-<number>, wins over `id`) or `id` (UUID): neither answers 400 VALIDATION_ERROR; an unknown ticket 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). `include` adds lists, newest first: `comments`, `ledger` (agent and system entries, no audit entries), `threads` (without messages), `activities` (of sessions linked to the ticket), `pullRequests` (pull_request artifacts) and `ciStatus` (object: the newest artifact whose metadata.ciStatus or metadata.ci.status reports a state; `unknown` otherwise). `limit` (1 to 100, default 20) and `offset` page each list (offset pagination); `paginate=v2` wraps each list as `{ data, pagination { total, limit, offset, hasMore } }`. Without include the ticket carries no comments or ledger.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Ticket UUID */
+                    id?: string;
+                    /** @description Human key <PREFIX>-<number>; wins over id when both are given */
+                    key?: string;
+                    /** @description Comma list of comments, ledger, threads, activities, pullRequests, ciStatus */
+                    include?: string;
+                    /** @description Items per included list, 1 to 100 (default 20) */
+                    limit?: number;
+                    /** @description Offset into each included list (offset pagination, see paginate=v2) */
+                    offset?: number | null;
+                    /** @description v2 wraps the included comments, ledger, threads, activities and pullRequests as { data, pagination { total, limit, offset, hasMore } } */
+                    paginate?: "v2";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The ticket */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TicketDetail"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a ticket
+         * @description Scope write:ticket; costs 3 units. Creates the ticket in `backlog` (a custom board without backlog: its first column) with the next per-project number. Answers 201 with the ticket, `possibleDuplicates`, `nextAction` and `url`.
+         *
+         *     **Agent-first fields** `expectedFiles`, `doneDefinition`, `verificationCommand`, `riskClass` are required: without them 400 VALIDATION_ERROR with `details.missing`, `details.suggestions` (hint and example per field) and recovery ADD_REQUIRED_FIELDS. Older clients identify themselves with the header `X-Svc-Legacy-Create: 1`: until the sunset (2027-07-01T00:00:00Z, service clock) their create is accepted without those fields, with headers `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) and a `deprecation` object `{ missing, deprecatedSince, sunset, message }` in data; after it the header is ignored.
+         *
+         *     **Idempotency**: `idempotencyKey` is unique per project for as long as the ticket exists (deleting the ticket frees it). A repeat, also when both requests arrive at once, creates nothing and answers 200 `{ id, number, ticketRef, status, createdAt, idempotent: true, url, nextAction }`.
+         *
+         *     **possibleDuplicates**: up to 5 open tickets (not done or cancelled) whose title overlaps the new title by at least 40 percent, most similar first. Overlap = distinct shared title words / word count of the longer title; words are lower-cased runs of letters and digits, without one-letter words and common English stopwords.
+         *
+         *     **assignToSelf**: the caller becomes assignee (an `AGENT_ASSIGNED` system ledger entry is written), the ticket stays in backlog, supplied criteria are acknowledged (`criteriaAcknowledgedAt` set). Orchestrators get 403 FORBIDDEN with guidance and recovery MINT_SUBAGENT_SESSION.
+         *
+         *     **priority** is stored as tag `priority:<level>` (normal adds none); the priority tag counts towards the 10 tags. **parentId**: a ticket of this project (404 TICKET_NOT_FOUND otherwise), not cancelled, and at most three levels of nesting (epic, feature, story): 422 VALIDATION_ERROR.
+         *
+         *     Errors: 400 VALIDATION_ERROR (fields, limits, malformed branch, non-UUID sprintId or parentId, more than 10 tags); 403 FORBIDDEN (scope, orchestrator assignToSelf); 404 TICKET_NOT_FOUND (parent); 404 NOT_FOUND (sprint, recovery LIST_SPRINTS); 422 VALIDATION_ERROR (settings requireType, allowedTypes, requireDescription; nesting; sprint complete, archived or cancelled); 422 BRIEF_REQUIRED (first ticket of a project without a brief, recovery WRITE_PROJECT_BRIEF).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description `1` or `true`: an older client that may omit the agent-first fields until the sunset */
+                    "X-Svc-Legacy-Create"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CreateTicketRequest"];
+                };
+            };
+            responses: {
+                /** @description Idempotent repeat: the original ticket */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["IdempotentTicketCreate"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CreatedTicket"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Delete a ticket
+         * @description Scope write:ticket; costs 3 units. Body `{ ticketId }` (UUID or key). Only the ticket's creator (with its sub-agents) or an orchestrator: 403 FORBIDDEN otherwise. Refused with 400 VALIDATION_ERROR, nothing deleted, while the ticket is `in_progress`, `in_review` or `qa` (recovery USE_VALID_TRANSITION: cancel it instead) or has open claims (live, unreleased, unexpired; recovery RETRY_LATER, `details.openClaims`). 404 TICKET_NOT_FOUND for an unknown ticket. Children stay, without parent; ledger entries stay. Response `{ deleted: { id, number, ticketRef, title } }`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DeleteTicketRequest"];
+                };
+            };
+            responses: {
+                /** @description Deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["DeletedTicket"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Update a ticket: fields, assignment, and one status move (action or status)
+         * @description Scope write:ticket. At least one field besides ticketId (and expectedStatus), else 400. `action` wins over `status`. Board (design, TKT-038/TKT-069): the default board is backlog, claimed, in_progress, blocked, needs_review, review, changes_requested, done, cancelled, with the spec's transition table; changes_requested is the reviewer's outcome (review to changes_requested; from it: in_progress, backlog, cancelled). in_review, qa and sprint_backlog are column names a custom board may declare (settings.columns); on the default board they are unknown statuses. A custom board's statuses are its columns plus backlog and cancelled (always present); a ticket moves to the previous or next column, backlog, blocked (when a column) and cancelled, and from review, in_review or qa also to done, changes_requested and in_progress when they are columns. done and cancelled are terminal on every board. GET /workflow returns the caller's board as data. Who may change what: orchestrators anything (but never claim: action claim or assignToSelf answers 403 FORBIDDEN with guidance and recovery MINT_SUBAGENT_SESSION); any other agent may claim an unassigned ticket (assignToSelf, or action claim); the assignee changes their own ticket; the designated reviewer (reviewerAgentId) moves a ticket in review, in_review or qa to done (through approval outside light), changes_requested or in_progress (also actions approve in light and request_changes) and may attach a reviewHandoff; title and description only by the assignee, the creator or an orchestrator; everyone else 403 FORBIDDEN. A human-only ticket answers 403 with code VALIDATION_ERROR. Guards, in order: unknown status 400 VALIDATION_ERROR (details.validStatuses, recovery USE_VALID_STATUS); a terminal ticket 422 INVALID_TRANSITION; a status or action target equal to the current status 409 CONFLICT (details.observedStatus, reason ALREADY_IN_STATUS, recovery REFRESH_TICKET_STATE: the move has happened); guard 4 outside light: any move to done 403 FORBIDDEN (recovery APPROVE_VIA_ENDPOINT when the ticket is in review, else REQUEST_REVIEW), also action approve outside light (TKT-077); an illegal move 422 INVALID_TRANSITION (details.validTransitions, recovery USE_VALID_TRANSITION; actions add details.validActions); guard 3 in medium, strict and auto: entering in_progress needs acknowledged criteria (400 VALIDATION_ERROR, recovery ACKNOWLEDGE_CRITERIA, or ADD_CRITERIA when there are none); guard 5 outside light: entering review, in_review, qa or done needs a TESTED or VERIFIED ledger entry on the ticket (400 VALIDATION_ERROR, recovery LOG_TESTED_ENTRY); entering a review status (review, in_review, qa, needs_review) from outside review needs a complete reviewHandoff, sent or stored (400 REVIEW_HANDOFF_MISSING, details.fields, recovery ATTACH_REVIEW_HANDOFF); guard 7: a done ticket's title and description cannot be edited (422 VALIDATION_ERROR, details.fields). Guard 6: the whole write is one conditional UPDATE on the status (and assignee) read at the start; a concurrent change answers 409 CONFLICT with details.observedStatus and recovery REFRESH_TICKET_STATE, and nothing is written. assignToSelf on a ticket another agent holds: 409 CONFLICT. Side effects: entering review from outside (submit_for_review or a status write) releases the caller's own claims on the ticket; reaching done or cancelled releases every claim on it; leaving review for work clears the stored reviewHandoff. reviewHistory items are { event: submitted | changes_requested | approved, agentId, agentName, from, to, at, handoff?, comment? }. Unknown ticket: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PatchTicketRequest"];
+                };
+            };
+            responses: {
+                /** @description The updated ticket */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PatchedTicket"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/ticket/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create up to 25 tickets
+         * @description Scope write:ticket; costs 6 units. `tickets` holds 1 to 25 rows (else 400 VALIDATION_ERROR). Each row is a POST /ticket body validated and created exactly like a single create, in order, each in its own transaction: the brief-required rule, `idempotencyKey` (a repeat is listed in `created` with `idempotent: true`), project settings, parent and sprint checks apply per row. Rows are independent: a failing row is listed in `errors` and never stops or rolls back the others. A row with `assignToSelf` starts in `claimed` with the caller as assignee; `acceptanceCriteria`, `branch` and `priority` are validated but not applied. Always HTTP 200: `{ created[] { index, id, number, ticketRef, status, createdAt, url }, errors[] { index, title, status, error { code, message, details } }, total }` where `index` is the 0-based row position, `status` the HTTP status a single create would have answered and `total` the number of rows received. The legacy header is not honoured in batches.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["TicketBatchRequest"];
+                };
+            };
+            responses: {
+                /** @description Per-row results */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TicketBatchResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/board": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's board
+         * @description Scope read:board; costs 1 unit. Tickets in number order, cursor pagination: pass `nextCursor` back unchanged as `cursor` with the same filters (a cursor that is malformed or from other filters answers 400 VALIDATION_ERROR, recovery RESTART_PAGINATION). Filters: `status` (a board column, comma list allowed; unknown answers 400 with `validStatuses`, recovery USE_VALID_STATUS), `type`, `tags` (comma list, all required), `assigneeId` (UUID, `me` or `none`), `sprintId` (UUID or `none`; malformed answers 400, recovery LIST_SPRINTS), `include=cancelled` (cancelled tickets are hidden unless included or filtered by status). `limit` 1 to 1000, default 50. `total` and `statusCounts` (every shown column, zeros included) count all matching tickets across pages; `returned` counts this page. Rows add `criteriaCount`, `criteriaPassed` (criteria whose test passed in the latest QA run), `artifactCount`, `hasOpenArtifacts` and `nextAction` (derived from the ticket's state, the same for every reader). `collisionWarnings` (advisory, never blocking, whole project): for each agent holding live claims, the claimed files that are expected files of open tickets assigned to another agent, with those tickets. `columns` lists the board's statuses in order.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A status of the project's board (comma list allowed); unknown answers 400 with validStatuses */
+                    status?: string;
+                    type?: string;
+                    /** @description Comma list; a ticket matches only when it carries every listed tag */
+                    tags?: string;
+                    /** @description Agent UUID, `me` (the caller) or `none` (unassigned) */
+                    assigneeId?: string;
+                    /** @description Sprint UUID or `none` (tickets in no sprint); anything else answers 400 with recovery LIST_SPRINTS */
+                    sprintId?: string;
+                    /** @description `cancelled` includes cancelled tickets when no status filter is given */
+                    include?: string;
+                    /** @description 1 to 1000, default 50 */
+                    limit?: number;
+                    /** @description The nextCursor of the previous page, unchanged, with the same filters */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Board"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Full-text ticket search
+         * @description Scope read:board; costs 3 units. PostgreSQL full-text search (English stemming) over title and description with web-search syntax: words (all required), "quoted phrases", `or`, `-excluded`. A query that is one of this project's ticket keys also finds that ticket, ranked first. Filters `status`, `type`, `sprintId`, `include=cancelled` work as on the board (unknown status: 400, USE_VALID_STATUS). Best match first (ts_rank, then highest number); offset pagination with `limit` (1 to 100, default 20) and `offset`. Each result is the ticket plus `rank` and `snippet` (matches marked **like this**).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Web-search syntax: words, "quoted phrases", OR, -excluded. A ticket key (DEMO-12) also finds that ticket first. */
+                    q: string;
+                    /** @description Board status (comma list allowed) */
+                    status?: string;
+                    type?: string;
+                    /** @description Sprint UUID or `none`; anything else answers 400 with recovery LIST_SPRINTS */
+                    sprintId?: string;
+                    /** @description `cancelled` includes cancelled tickets when no status filter is given */
+                    include?: string;
+                    /** @description 1 to 100, default 20 */
+                    limit?: number;
+                    offset?: number | null;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Matches */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["TicketSearchResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticket/{ticketId}/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Acknowledge a ticket's acceptance criteria
+         * @description Scope write:ticket; costs 3 units (every path under /ticket counts as "any method on /ticket"). The path takes the internal id only (a key or unknown id answers 404 TICKET_NOT_FOUND). Body optional: `additionalCriteria` (up to 20, each `{ title 1 to 500, description? up to 2000, requiresEvidence (default false) }`), stored with `source: manual`; required when the ticket has no criteria (400 VALIDATION_ERROR, recovery ADD_CRITERIA). A ticket holds at most 20 criteria in all (400). Sets `criteriaAcknowledgedAt`. Idempotent: a repeat (same criteria titles, case-insensitive) adds and changes nothing and answers `alreadyAcknowledged: true`. 403 FORBIDDEN when the ticket is assigned to another agent (orchestrators excepted); 409 CONFLICT when a done or cancelled ticket would change. Response `{ ticketId, ticketRef, criteriaAcknowledgedAt, acceptanceCriteria, added, alreadyAcknowledged, nextAction }`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The internal ticket id (UUID), never the human key */
+                    ticketId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["AcknowledgeCriteriaRequest"];
+                };
+            };
+            responses: {
+                /** @description Acknowledged */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AcknowledgeCriteriaResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticket/{ticketId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a ticket in review (the approve endpoint of every review mode)
+         * @description Scope write:ticket (design, TKT-077/TKT-016). Moves a ticket in review, in_review, qa or needs_review to done with a compare-and-swap write, records { event: approved, comment? } in reviewHistory, sets the approver as reviewer when none was designated, and releases every claim on the ticket. Who may approve (reviewer routing by riskClass): an orchestrator; the designated reviewer; when none is designated and the mode is not strict, any agent other than the assignee whose role the risk class accepts (local: generator or evaluator; shared-state: evaluator; irreversible: nobody, designate a reviewer first). The assignee never approves their own ticket outside light. Guard 5 applies outside light (400 VALIDATION_ERROR, recovery LOG_TESTED_ENTRY). Open or failed tests of the latest QA run are reported in `warnings`, never a refusal. Errors: 403 FORBIDDEN (not allowed to approve), 403 VALIDATION_ERROR (human-only), 404 TICKET_NOT_FOUND (the path takes the UUID, never the key), 409 CONFLICT (already done, expectedStatus differs, or status changed during the call; recovery REFRESH_TICKET_STATE), 422 INVALID_TRANSITION (not in review: recovery REQUEST_REVIEW; cancelled).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The internal ticket id (UUID), never the human key */
+                    ticketId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["ApproveTicketRequest"];
+                };
+            };
+            responses: {
+                /** @description Approved */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ApprovedTicket"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticket/{ticketId}/artifacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a ticket's artifacts, oldest first
+         * @description Scope read:board (design, TKT-194). Response { artifacts, total, open }. Unknown ticket: 404 TICKET_NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The internal ticket id (UUID), never the human key */
+                    ticketId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The artifacts */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                artifacts: components["schemas"]["Artifact"][];
+                                total: number;
+                                open: number;
+                            };
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Attach an artifact (pull request, branch, commit, deploy) to a ticket
+         * @description Scope write:ticket (design, TKT-194). The assignee, reviewer, creator or an orchestrator may attach (else 403). url must be http(s). An artifact with the same type and url on the ticket is updated in place (sent fields replace) and answers 200; a new one answers 201. New pull_request, branch and deploy artifacts start `open`, commits `closed`; board rows count open artifacts (hasOpenArtifacts). For a pull request, metadata.reviewDecision CHANGES_REQUESTED marks an unresolved review block. Errors: 400 VALIDATION_ERROR (metadata over 8 KB, bad url), 403 FORBIDDEN, 404 TICKET_NOT_FOUND.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The internal ticket id (UUID), never the human key */
+                    ticketId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["AddArtifactRequest"];
+                };
+            };
+            responses: {
+                /** @description Existing artifact updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Artifact"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Artifact attached */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Artifact"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticket/{ticketId}/artifacts/{artifactId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update an artifact's status, ref, title or metadata
+         * @description Scope write:ticket (design, TKT-194). Same permission as attaching. status open, merged or closed; ref and title null clear; metadata replaces. At least one field. Errors: 400, 403, 404 TICKET_NOT_FOUND, 404 NOT_FOUND (artifact not on this ticket).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The internal ticket id (UUID), never the human key */
+                    ticketId: string;
+                    artifactId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PatchArtifactRequest"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Artifact"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/begin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin a ticket: claim files and start it, atomically (tool svc_ticket_begin)
+         * @description Scope write:ticket, generator role (another role: 403 FORBIDDEN with guidance; orchestrators get recovery MINT_SUBAGENT_SESSION). Design (TKT-187): in ONE transaction, acknowledges the criteria when acknowledgeCriteria is true, claims `files` for the ticket, moves it to in_progress with the caller as assignee (from any open status; a ticket already in progress and unassigned or the caller's is re-begun without a status write), links the caller's session to the ticket, and writes an AGENT_ASSIGNED entry when the caller became assignee. Any refusal leaves nothing half-applied. Errors: 400 VALIDATION_ERROR (body; guard 3 in medium, strict and auto: unacknowledged criteria give recovery ACKNOWLEDGE_CRITERIA with details.acceptanceCriteria and details.nextStep to retry with acknowledgeCriteria: true; no criteria give recovery ADD_CRITERIA with details.nextStep to call POST /ticket/{id}/acknowledge (svc_ticket_acknowledge) with additionalCriteria); 403 FORBIDDEN (role), 403 VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT (a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); 422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BeginRequest"];
+                };
+            };
+            responses: {
+                /** @description Begun */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["BeginResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workflow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's board as data: statuses, transitions, actions, review guards
+         * @description Scope read:board (design). Board (design, TKT-038/TKT-069): the default board is backlog, claimed, in_progress, blocked, needs_review, review, changes_requested, done, cancelled, with the spec's transition table; changes_requested is the reviewer's outcome (review to changes_requested; from it: in_progress, backlog, cancelled). in_review, qa and sprint_backlog are column names a custom board may declare (settings.columns); on the default board they are unknown statuses. A custom board's statuses are its columns plus backlog and cancelled (always present); a ticket moves to the previous or next column, backlog, blocked (when a column) and cancelled, and from review, in_review or qa also to done, changes_requested and in_progress when they are columns. done and cancelled are terminal on every board. GET /workflow returns the caller's board as data.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The workflow */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["WorkflowInfo"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim files (locks) for your work
+         * @description Generators only (other roles: 403 FORBIDDEN with details.guidance, requiredRole, actualRole). One live holder per file, enforced by the database. All or nothing: when any requested file is held by someone else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: `release` when the holder is your own agent under another identity (your parent without allowSubAgents, or your sub-agent): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 minutes): it is never taken over, so wait for its expiry or ask the holder in a thread; `wait` for a fresh claim or one in its grace period (status `grace_period`). A claim that races a concurrent claim or whose renewal races a release is also 409 CONFLICT.
+         *
+         *     Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). 429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); 429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ClaimRequest"];
+                };
+            };
+            responses: {
+                /** @description Claimed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClaimResponse"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT: a requested file is held by someone else; nothing was claimed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClaimConflictError"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check who holds files
+         * @description Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is `available` when no live claim holds it (expired claims and claims past their grace period do not count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Comma-separated paths, 1 to 20 */
+                    files: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Holders */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ClaimCheckResponse"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release your claims
+         * @description Send exactly one of `files` (frees every active claim of yours that includes any of the files, with all the files of those claims) or `all: true` (every active claim of yours); both or neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never touched. Response `{ released }`: the freed files, sorted, empty when nothing matched. Writes a CONTEXT ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). 429 BACKPRESSURE over 30 release calls in 5 minutes per agent.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ReleaseRequest"];
+                };
+            };
+            responses: {
+                /** @description Released */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ReleaseResponse"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the ledger
+         * @description Filters: ticketId (UUID or key; one that does not resolve gives no entries), type (comma list; any unknown type: 400), agentId, sessionId, source (`agent`, `system` or `all`, default `all`), include_audit (default false), since and until (ISO 8601 with offset, both inclusive), limit (1 to 200, default 50; outside: 400), offset (default 0), order (`asc` or `desc`, default `desc`: newest first). Response `{ entries, pagination { total, limit, offset, hasMore } }`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description UUID or key */
+                    ticketId?: string;
+                    /** @description Comma list of types; any unknown type: 400 */
+                    type?: string;
+                    agentId?: string;
+                    sessionId?: string;
+                    /** @description Default `all` (the ledger is the whole record) */
+                    source?: "agent" | "system" | "all";
+                    /** @description Default false: audit entries are left out */
+                    include_audit?: "true" | "false";
+                    /** @description ISO 8601, inclusive */
+                    since?: string;
+                    /** @description ISO 8601, inclusive */
+                    until?: string;
+                    /** @description 1 to 200, default 50 */
+                    limit?: number;
+                    /** @description Default 0 */
+                    offset?: number | null;
+                    /** @description Default desc (newest first) */
+                    order?: "asc" | "desc";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Entries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LedgerListResponse"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Append a ledger entry
+         * @description The ledger is append-only: no endpoint edits or deletes an entry (the database refuses it). Response 201 `{ id, createdAt, nextAction }`, plus `warnings` for a DONE entry without a TESTED or VERIFIED entry on its ticket (or in its session when it has no ticket), `ticket` when a BLOCKED entry moved its ticket, `threadId` when a blocker thread was opened, `agentOffline` after a critical ALERT. nextAction.action: RESUME_WORK, HANDOFF (after DONE), PICK_TICKET (after BLOCKED), WAIT (after a critical ALERT).
+         *
+         *     Rules: `type` exact (unknown: 400). `content` 1 to 2000, required except for PROGRESS with a payload (the payload replaces content: `Did: ...\nNext: ...\nBlockers: ...`). DECISION needs payload.rationale (422 VALIDATION_ERROR). AGENT_JOINED is service-only and AGENT_SPAWNED, AGENT_ASSIGNED, AGENT_COMPLETED are open to orchestrators only (422 INVALID). `sessionId` defaults to the token's session; with OAuth tokens it is required (400, recovery PROVIDE_SESSION_ID); a session that is not your own answers 403 FORBIDDEN (recovery PROVIDE_SESSION_ID). `ticketId` UUID or key; unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF. `lineRef` requires `fileRef` (400). `labels` up to 10 of: api, breaking-change, bug, build, ci, config, database, dependency, docs, flaky, infra, migration, needs-review, performance, question, refactor, regression, security, tech-debt, test, ui; any other: 422 INVALID. `threadId` must be a thread of the project (422). `blockedByFile` only with BLOCKED (400).
+         *
+         *     Side effects (this endpoint only, not the batch): BLOCKED moves its ticket (or, without ticketId, your single in-progress ticket) to `blocked` by compare-and-swap, from in_progress on the default board or from any open status on a custom board with a blocked column; a ticket that cannot move leaves a warning. BLOCKED with blockedByFile opens a thread about the file unless one is open for it, and notifies the file's holder. A critical ALERT takes the whole agent offline (sub-agents included) and revokes all its credentials (API keys, session, sub-agent and refresh tokens).
+         *
+         *     Never refused with LEDGER_STALE. 429 BACKPRESSURE over 90 ledger writes per 5 minutes or 3 critical alerts per minute, counted per agent identity (each sub-agent has its own budget).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LedgerEntryRequest"];
+                };
+            };
+            responses: {
+                /** @description Written */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LedgerWriteResponse"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ledger/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Append up to 20 ledger entries
+         * @description `entries`: 1 to 20 bodies shaped like POST /ledger (empty or malformed: 400; more than 20: 422 VALIDATION_ERROR with recovery SPLIT_BATCH). Processed in order and independently: each entry is validated and written on its own, a failing entry does not stop the others. Always HTTP 200 with `{ ok, results[] { ok, id, createdAt } or { ok: false, error { code, message, details } }, succeeded, failed }`, results[i] belonging to entries[i]. No side effects: a critical ALERT does not suspend, BLOCKED does not move the ticket, blockedByFile opens no thread. Each entry counts as a ledger write for BACKPRESSURE (an entry over budget fails with BACKPRESSURE). Exempt from LEDGER_STALE.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["LedgerBatchRequest"];
+                };
+            };
+            responses: {
+                /** @description Processed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LedgerBatchResponse"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand off work: advance the ticket, release claims, complete the session
+         * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["HandoffRequest"];
+                };
+            };
+            responses: {
+                /** @description Handed off */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["HandoffResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/session/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close your session once its closeout is done
+         * @description Scope write:ledger. Body { sessionId }: your own session; another agent's or an unknown one answers 404 NOT_FOUND. Closeout items (details.missing / details.completed, in this order): ticket_linked (POST /begin links the ticket), progress_entry (a PROGRESS or CHANGED entry in the session), tested_entry (a TESTED or VERIFIED entry in the session, when the ticket has expected files), no_blocked_entry (no BLOCKED entry in the session), environment_report (POST /session/:id/report), ticket_status (the ticket is in_progress or in a review status). Outstanding items answer HTTP 422 with code PRECONDITION_FAILED (operator decision: the status is 422, a well-formed request refused by a rule) and details { missing[], completed[], retryable, remediation[] { action, endpoint, message } }; retryable is false when only a BLOCKED entry or a done/cancelled ticket remain. Success { ok: true, sessionId }: the session is complete and its token revoked. An already complete session answers the same success; a canceled one 409 CONFLICT.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SessionCompleteRequest"];
+                };
+            };
+            responses: {
+                /** @description Session completed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SessionCompleteResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PRECONDITION_FAILED: closeout outstanding; details { missing[], completed[], retryable, remediation[] { action, endpoint, message } } */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/qa/{qaRunId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one QA run
+         * @description Scope read:board. A QA run is created by a handoff that needs review when criteria require evidence: one test per such criterion. Unknown or other project's run: 404 NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    qaRunId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The QA run */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["QaRun"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ticket/{ticketId}/qa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a ticket's QA runs, newest first
+         * @description Scope read:board. ticketId is the ticket UUID. Unknown ticket: 404 TICKET_NOT_FOUND.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    ticketId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The ticket's QA runs */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["QaRunList"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/brief": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Write the project brief (shallow merge, new version)
+         * @description Shallow merge: each sent field (`scope`, `goals`, `stack`, `constraints`, `context`, `custom`) replaces that field whole; omitted fields keep their values; unknown fields are refused (400). Each write creates a new version (previous + 1; a never-written brief is version 0) and every earlier version is kept. Response `{ version, patchedFields }`.
+         *
+         *     Who may write (checked by this endpoint, not by the route scope, because it depends on the stored brief): a token whose scopes include `write:brief`, or whose scope list is empty, always; while the brief is blank, also any token with `write:ticket` except sub-agents. Blank means no field has content: every string empty or whitespace, every list without a non-blank item, `custom` without keys. Sub-agents (`svc_sub_` tokens or `X-Svc-SubAgent`) never write the brief.
+         *
+         *     In context the brief is `{ version, content }`, `content` being the brief object serialized as compact JSON with fields in the order scope, goals, stack, constraints, context, custom (fields never written left out; a never-written brief is `{}` at version 0). There is no GET /brief.
+         *
+         *     Errors: 400 VALIDATION_ERROR (no brief field, wrong type, unknown field, size limits); 403 FORBIDDEN (brief has content and no `write:brief`, sub-agent, or neither scope; recovery REPAIR_OR_REFRESH); 409 VERSION_CONFLICT (`expectedVersion` differs from the current version, or a concurrent write won: `details.currentVersion`, `details.currentContent` (the current brief object); nothing written); 415; 429 ENDPOINT_RATE_LIMITED (more than 20 calls a minute or 200 an hour per agent, fixed windows; `details.endpoint` `PATCH /brief`, `details.window` `minute` or `hour`, headers X-RateLimit-Endpoint, X-RateLimit-Window, Retry-After).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BriefPatchRequest"];
+                };
+            };
+            responses: {
+                /** @description Brief written */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["BriefPatchResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/thread/close-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close many open threads at once
+         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. One call counts as one close: 429 BACKPRESSURE (Retry-After) past 15 closes per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Filters combine: `mine` (threads you opened; for a sub-agent, the ones it opened), `agentId` (threads that agent opened), `subAgentName`. Non-orchestrators must scope to themselves with `mine: true` or their own `agentId`; anything else (no filter, only `subAgentName`, another agent's id) answers 403 FORBIDDEN with recovery SCOPE_BULK_CLOSE. Orchestrators may pass any filter, or none to close every open thread of the project. Every closed thread records `outcome`. Response `{ closed, threadIds }`. Closing more than 5 threads in one call also writes a system `ALERT` ledger entry (payload: closed, threadIds, filter). 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadCloseBulkRequest"];
+                };
+            };
+            responses: {
+                /** @description Closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ThreadCloseBulkResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open a thread
+         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 20 new threads per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. `ticketId` (UUID or `<PREFIX>-<number>`) links the thread to a ticket; one that does not resolve answers 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). Duplicate paths in `expectedFiles` are stored once. Answers 201 `{ id, createdAt }`; the thread is `open`. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadOpenRequest"];
+                };
+            };
+            responses: {
+                /** @description Opened */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ThreadCreated"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/thread/{threadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a thread with its messages
+         * @description Any valid token, no scope. Messages oldest first (in write order). A message's `authorName` is the agent's name for agents and falls back to `authorId` for other authors. Errors: 400 VALIDATION_ERROR (threadId not a UUID), 404 THREAD_NOT_FOUND (unknown here, including another project's thread). 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                    threadId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The thread */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Thread"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename, close or reopen a thread
+         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. Closing here counts toward the close budget: 429 BACKPRESSURE (Retry-After) past 15 closes per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. `status: closed` closes without recording an outcome; `status: open` reopens a closed thread (its outcome and closedAt are cleared); a status the thread already has changes nothing. At least one of `intent`, `status` (400 otherwise). Response `{ ok, intent, status }` with the thread's state after the call. Errors: 404 THREAD_NOT_FOUND. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                    threadId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadPatchRequest"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ThreadPatchResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/thread/{threadId}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply in a thread
+         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 25 replies per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Answers 201 `{ id, createdAt }` and sets the thread's `lastMessageAt`. Errors: 404 INVALID (unknown thread), 422 INVALID (thread closed; reopen with PATCH status open).
+         *
+         *     Mentions: `@name` (letters, digits, `_ - . /`) or `@"name with spaces"`, matched case-insensitively against the names of the project's agents and of its members' user accounts (`@agent/sub` mentions the agent). Each mentioned agent or member, except yourself, gets one notification (kind `mention`) per message; agents read unread notifications in GET /context `updates`. An `@` right after a letter or digit (an e-mail address) is not a mention. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                    threadId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadReplyRequest"];
+                };
+            };
+            responses: {
+                /** @description Replied */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ThreadCreated"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/thread/{threadId}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Close a thread with its outcome
+         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 15 closes per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Records `outcome` and closes the thread. Closing a closed thread answers the same `{ ok: true }` and keeps the first outcome. Errors: 404 INVALID (unknown thread). 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                    threadId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ThreadCloseRequest"];
+                };
+            };
+            responses: {
+                /** @description Closed */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ThreadCloseResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sprint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the project's sprints
+         * @description Any valid token. `data` is every sprint of the project, highest number first.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Sprints */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Sprint"][];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a sprint (status planning)
+         * @description Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 FORBIDDEN with recovery REPAIR_OR_REFRESH. Every field optional; `name` defaults to `Sprint N` where N is the new number (the project's highest plus one). Dates: ISO 8601 `YYYY-MM-DD` (covering that whole day, UTC) or a date-time with an offset; `endDate` must not be earlier than `startDate`. Answers 201 `{ id, number, name, status: planning, createdAt }`. Errors: 400 VALIDATION_ERROR with recovery FIX_SPRINT_FIELDS; 403; 409 CONFLICT when a concurrent create took the number (nothing created; recovery RETRY); 429.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SprintCreateRequest"];
+                };
+            };
+            responses: {
+                /** @description Created */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SprintCreated"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sprint/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The active sprint with its progress
+         * @description Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` (`startedAt` is when it was activated). `summary`: `total` tickets in the sprint, `byStatus` counts, `completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, `assigneeAgentName`, by number); an unknown include value answers 400. 404 NO_ACTIVE_SPRINT when no sprint is active (recovery LIST_SPRINTS).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Comma list; `tickets` adds the sprint's tickets */
+                    include?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Current sprint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CurrentSprint"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sprint/{sprintId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one sprint with its release notes
+         * @description Any valid token. The sprint plus `releaseNotes` (stored when it completed; null before). Errors: 400 (sprintId not a UUID; recovery LIST_SPRINTS), 404 NOT_FOUND (recovery LIST_SPRINTS).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Sprint UUID */
+                    sprintId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The sprint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SprintDetail"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a sprint or move it through its statuses
+         * @description Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 FORBIDDEN with recovery REPAIR_OR_REFRESH. At least one field (400 otherwise). `goal: ""` clears the goal; `startDate`, `endDate`, `capacityPoints` accept null to clear. Transitions: planning→active (start date set to now when absent; at most one active sprint per project, enforced by the database: another active sprint answers 422 VALIDATION_ERROR), active→complete, complete→archived, planning or active→cancelled. Any other status, including the current one, answers 422 VALIDATION_ERROR with `details.validTransitions`. Completing or cancelling moves every non-done ticket out of the sprint (`sprintId` null; their ids in `removedTicketIds`). Response `{ id, status, name, updatedFields }` (`updatedFields`: the fields sent).
+         *
+         *     On completion the response adds `releaseNotes` (title, sprint, completedAt, summary { done, carriedOver, storyPointsDone }, items: the done tickets by number with assignee, carriedOver, and the same as `markdown`; also stored on the sprint) and `releasePublish`: when at least one ticket is done, release `sprint-<number>` is published to the project's own channels — a system STATUS ledger entry with the notes and a `sprint.released` event — and `releasePublish` is `{ published: true, channel: ledger, ledgerEntryId, eventKind: sprint.released, version }`; otherwise `{ published: false, reason: no_done_tickets }` with the other fields null. Errors: 400 (recovery FIX_SPRINT_FIELDS; malformed sprintId: LIST_SPRINTS), 403, 404 NOT_FOUND (recovery LIST_SPRINTS), 422 VALIDATION_ERROR.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Sprint UUID */
+                    sprintId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SprintPatchRequest"];
+                };
+            };
+            responses: {
+                /** @description Updated */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SprintPatchResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/sprint/assign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a ticket in a sprint, or take it out
+         * @description Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 FORBIDDEN with recovery REPAIR_OR_REFRESH. `ticketId`: UUID or `<PREFIX>-<number>`; `sprintId`: sprint UUID (never its number) or null to unassign. Response `{ ticketId, sprintId, action }` (`assigned` or `unassigned`, ticketId resolved to the UUID). A ticket already in the requested state answers success with `idempotent: true, noop: true` and changes nothing. `idempotencyKey` (1 to 120, scoped to your agent): repeating it within 60 seconds returns the first result unchanged (header `Idempotent-Replayed: true`) and writes nothing. Errors: 400 (malformed sprintId: recovery LIST_SPRINTS; malformed ticket reference: recovery RESOLVE_TICKET_REF), 403, 404 TICKET_NOT_FOUND (RESOLVE_TICKET_REF), 404 NOT_FOUND (unknown sprint, LIST_SPRINTS), 422 VALIDATION_ERROR (the sprint is complete, archived or cancelled).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SprintAssignRequest"];
+                };
+            };
+            responses: {
+                /** @description Assigned or unassigned */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SprintAssignResult"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description NOT_FOUND or a more specific not-found code */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything an agent needs to resume work, in one call
+         * @description Any valid token, no scope; cost 3. Call it first, and again whenever you lose track.
+         *
+         *     Limits (design, CTX-006): `ledger_limit` 0 to the project ceiling, `thread_limit` 1 to the project ceiling. The ceilings are 100 entries and 50 threads unless the project settings lower them (`contextLedgerCeiling`, `contextThreadCeiling`). A value outside its range is refused with 400 VALIDATION_ERROR naming the parameter (`details.fields`, `details.ceiling`); it is never clamped. `thread_status` defaults to `open`; values other than open, closed, all are ignored.
+         *
+         *     Compact mode (`compact=true`): `ledger` holds the 5 newest entries plus the non-superseded CONTEXT entries pinned to your active ticket; `brief.content` is cut to 500 characters (full mode: 16,000, with `briefTruncated` and `briefFetchUrl` when cut); `openClaims` becomes `{ count, ticketIds }`, `threads` `{ count, ids }`, `pendingReviews` `{ count, ticketIds }`; every `documents` item has `contentText: null`.
+         *
+         *     Side effects: the notifications returned in `updates` are marked read, and the call records what you have seen (brief version, skill version) for `updates` and `skillStale` next time.
+         *
+         *     meta: `responseBytes` is the UTF-8 size of the serialized `data`; `refreshedToken` carries a replacement session token when yours is within 30 minutes of its 7-day limit (switch to it; the old one keeps working until it expires); `context` as on every call.
+         *
+         *     Errors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown `ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform` differs (case-insensitively) from the platform recorded for the token, with `details.tokenPlatform`, `details.requestedPlatform`, `details.tokenAgentName`; 429 RATE_LIMITED.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Trimmed response (see the operation). Default false */
+                    compact?: "0" | "1" | "true" | "false";
+                    /** @description 0 to the project ceiling (100 unless the project sets `contextLedgerCeiling` lower); 0 suppresses the ledger. Default 10, or the ceiling if lower. Above the ceiling: 400 */
+                    ledger_limit?: number | null;
+                    /** @description 1 to the project ceiling (50 unless the project sets `contextThreadCeiling` lower). Default the ceiling. Outside: 400 */
+                    thread_limit?: number;
+                    /** @description `open` (default), `closed` or `all`; any other value is ignored (open) */
+                    thread_status?: string;
+                    /** @description 0 to 50, default 20. 0 returns no updates and marks nothing read */
+                    updates_limit?: number | null;
+                    /** @description ISO 8601: only ledger entries created after it */
+                    since?: string;
+                    /** @description Default false: system entries left out */
+                    include_system_ledger?: "0" | "1" | "true" | "false";
+                    /** @description Default false: audit entries left out */
+                    include_audit?: "0" | "1" | "true" | "false";
+                    /** @description Overrides include_system_ledger when both are sent */
+                    ledger_source?: "agent" | "system" | "all";
+                    /** @description Comma list of ledger types (exact, case-sensitive) */
+                    ledger_type?: string;
+                    ledger_sessionId?: string;
+                    ledger_fileRef?: string;
+                    ledger_subAgent?: string;
+                    /** @description Comma list; `write_schemas` adds schema.writePayloads. Unknown items are ignored */
+                    include?: string;
+                    /** @description Same check as the X-Svc-Platform header: 409 IDENTITY_MISMATCH when it differs */
+                    expectedPlatform?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The caller's context */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Context"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/context/more": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The next rows of a context section
+         * @description Any valid token, no scope; cost 1. Response `{ section, rows, hasMore, nextCursor }`; rows newest first; `nextCursor` is null when nothing is left. An invalid cursor (or one of another section) is not an error: the listing restarts from the beginning.
+         *
+         *     `ledger`: entries newest first; without a cursor agent entries without audit ones (the context defaults); a `ledgerCursor` from GET /context keeps the filters of that call. `threads`: every status, newest first. `reviews`: tickets in a review status not assigned to you, newest waiting first; the `pendingReviewsCursor` of GET /context lists exactly the reviews it did not show. `brief`: one row `{ version, chunk, offset, totalBytes, hasMore, nextCursor }` of at most `limit` KB (UTF-8 bytes, cut at a character boundary); following the cursors and concatenating the chunks reproduces the serialized brief of the version the first chunk had, even if the brief changes meanwhile.
+         *
+         *     Errors: 400 VALIDATION_ERROR (missing or unknown section, limit outside 1..200); 401 UNAUTHORIZED.
+         */
+        get: {
+            parameters: {
+                query: {
+                    section: "ledger" | "threads" | "brief" | "reviews";
+                    /** @description A nextCursor (or ledgerCursor / pendingReviewsCursor of GET /context) passed back unchanged. An invalid cursor is not an error: the listing starts from the beginning */
+                    cursor?: string;
+                    /** @description 1 to 200, default 50. For section=brief: the chunk size in kilobytes (1024 bytes) */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the section */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ContextMore"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Poll the project's event feed
+         * @description Any valid token, no scope; cost 1. The feed of the caller's project, oldest first. Poll with `since` set to the previous `nextCursor` (start from GET /context `pollingHint.cursor`). Guarantee: a client that always passes back the `nextCursor` it got sees every event exactly once, in order, even while other agents write: sequence numbers are assigned under a per-project row lock, so they follow commit order without gaps, and a page never reaches past the last committed event. When `hasMore` is true call again at once; otherwise wait about 10 seconds. Events are kept for the life of the project, so a cursor never expires.
+         *
+         *     Event kinds are `<entity>.<verb>`: `ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.deleted`, `claim.acquired`, `claim.released`, `ledger.appended`, `thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`, `sprint.created`, `sprint.updated`, `brief.updated`, `session.*`, `agent.*`. New kinds may appear: ignore the ones you do not know. Ledger entries appear as `ledger.appended` with `data.type`; read their content with GET /ledger.
+         *
+         *     Webhooks (design): outbound deliveries for agents that gave `partnerManagedSessionId` at pairing would carry the `WebhookDelivery` body (the same event plus `projectId` and `partnerManagedSessionId`, id `<projectId>:<seq>` for deduplication) for the same kinds. This release does not send them; GET /events is the delivery channel.
+         *
+         *     Errors: 400 VALIDATION_ERROR (limit out of 1..500; `since` neither a cursor of this project nor an ISO 8601 time, or a cursor ahead of the feed: recovery RESTART_PAGINATION); 401 UNAUTHORIZED.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A `nextCursor` (or context `pollingHint.cursor`) passed back unchanged, or an ISO 8601 time (start after the last event recorded at or before it). Omitted: from the first event of the project. */
+                    since?: string;
+                    /** @description Events per page, 1 to 500, default 100 */
+                    limit?: number;
+                    /** @description Comma list of kinds to keep: exact (`ticket.moved`) or prefixes ending in a dot (`ticket.`). The cursor still advances over the events left out. */
+                    kinds?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["EventsPage"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        WebhookDelivery: {
+            /** @description `<projectId>:<seq>`: idempotency key of the delivery */
+            id: string;
+            projectId: string;
+            /** @description The value the agent gave at POST /pair/connect */
+            partnerManagedSessionId: string;
+            event: components["schemas"]["Event"];
+        };
+        Event: {
+            /** @description Per-project sequence, gap-free, in commit order */
+            seq: number;
+            /**
+             * @description `<entity>.<verb>`
+             * @example ticket.moved
+             */
+            kind: string;
+            /** @example ticket */
+            entityType: string;
+            entityId: string | null;
+            /** @description The acting agent, null for the service */
+            agentId: string | null;
+            /** @description Kind-specific summary; never secrets */
+            data: {
+                [key: string]: unknown;
+            };
+            createdAt: string;
+        };
         PairConnectResponse: {
             /** @enum {string} */
             status: "connected" | "reconnected";
@@ -365,6 +6219,27 @@ export interface components {
             compact?: boolean;
             partnerManagedSessionId?: string;
         };
+        PairCodeResult: {
+            /** @example K7QMX2PA */
+            code: string;
+            expiresAt: string;
+            /** @enum {number} */
+            ttlSeconds: 3600;
+            instructions: string;
+        };
+        PairCodeRequest: {
+            /** @description Name of the agent the code pairs (1 to 64) */
+            agentName: string;
+            /** @description 1 to 64; when set, the paired agent records it */
+            platform?: string;
+            /** @description 1 to 64; when set, recorded */
+            model?: string;
+            /**
+             * @default generator
+             * @enum {string}
+             */
+            role: "generator" | "evaluator" | "observer";
+        };
         Me: {
             agent: {
                 id: string;
@@ -398,6 +6273,1773 @@ export interface components {
             role: "generator" | "evaluator" | "observer" | "orchestrator";
             /** @description Epoch milliseconds when the cached body was built */
             cachedAt: number;
+        };
+        SessionRefreshResult: {
+            /** @example svc_sess_... */
+            sessionToken: string;
+            /** Format: uuid */
+            sessionId: string;
+            agent: {
+                id: string;
+                name: string;
+            };
+            /** @description Hard limit of the new token: 7 days after the refresh */
+            expiresAt: string;
+            /**
+             * @description live: the old token was still valid; grace: it had expired (at most 7 days ago)
+             * @enum {string}
+             */
+            refreshMode: "live" | "grace";
+            nextAction: components["schemas"]["SessionRefreshNextAction"];
+        };
+        SessionRefreshNextAction: {
+            /** @enum {string} */
+            action: "RELOAD_CONTEXT";
+            /** @enum {string} */
+            endpoint: "GET /context";
+            message: string;
+        };
+        SessionRefreshRequest: {
+            /** @description The session token (svc_sess_...) to rotate */
+            token: string;
+        };
+        SessionDetail: {
+            session: components["schemas"]["Session"];
+            /** @description Oldest first */
+            activities: components["schemas"]["SessionActivity"][];
+            pagination: {
+                limit: number;
+                offset: number;
+                total: number;
+                hasMore: boolean;
+            };
+        };
+        Session: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "active" | "awaiting_input" | "error" | "complete" | "canceled";
+            startedAt: string;
+            /** @description When the session completed or was canceled */
+            endedAt: string | null;
+            plan: components["schemas"]["SessionPlanItem"][];
+            /** @description 0 before any plan; +1 on each plan replacement */
+            planVersion: number;
+            agent: {
+                id: string;
+                name: string;
+                subAgentName: string | null;
+            };
+            /** @enum {string} */
+            source: "pairing" | "subagent" | "oauth" | "api_key";
+            /** @description Ticket linked by POST /begin */
+            ticketId: string | null;
+            /** @description Last POST /session/{sessionId}/report body, or null */
+            environmentReport: {
+                [key: string]: unknown;
+            } | null;
+            reportedAt: string | null;
+            /** @description Activities ever posted, ephemeral ones included */
+            activityCount: number;
+        };
+        SessionPlanItem: {
+            /** @description 1 to 1000 characters */
+            content: string;
+            /** @enum {string} */
+            status: "pending" | "in_progress" | "completed" | "canceled";
+        };
+        SessionActivity: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            type: "thought" | "action" | "elicitation" | "response" | "error";
+            body: string | null;
+            action: string | null;
+            parameter: string | null;
+            result: string | null;
+            ephemeral: boolean;
+            createdAt: string;
+        };
+        SessionPatchRequest: {
+            /** @enum {string} */
+            status?: "canceled" | "complete";
+            /** @description Replaces the whole plan */
+            plan?: components["schemas"]["SessionPlanItem"][];
+            /** @description Optimistic lock: refused with 409 CONFLICT (details.currentPlanVersion) when stale */
+            expectedPlanVersion?: number;
+        };
+        SessionActivityResult: {
+            /** Format: uuid */
+            activityId: string;
+            /** Format: uuid */
+            sessionId: string;
+            /**
+             * @description Session status after the post
+             * @enum {string}
+             */
+            status: "active" | "awaiting_input" | "error" | "complete" | "canceled";
+        };
+        SessionActivityRequest: {
+            /** @enum {string} */
+            type: "thought" | "action" | "elicitation" | "response" | "error";
+            /** @description Required except for type action; up to 4000 characters (8000 for response) */
+            body?: string;
+            /** @description Type action only; required there */
+            action?: string;
+            /** @description Type action only; required there */
+            parameter?: string;
+            /** @description Type action only; optional */
+            result?: string;
+            /**
+             * @description thought and action only. An ephemeral activity is replaced (removed) by the next activity posted to the session
+             * @default false
+             */
+            ephemeral: boolean;
+        };
+        SessionReportResult: {
+            /** @enum {boolean} */
+            ok: true;
+            /** Format: uuid */
+            sessionId: string;
+        };
+        /** @description Every field optional; unknown fields are kept and returned as sent. Posting again replaces the whole report (no merge). */
+        EnvironmentReport: {
+            model?: string;
+            company?: string;
+            platform?: string;
+            git_branch?: string;
+            git_remote?: string;
+            working_dir?: string;
+            git_head?: string;
+            skill_hash?: string;
+            /** @description Up to 200 paths, each up to 1000 characters */
+            uncommitted_files?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        SubAgentMintResult: {
+            /** @example svc_sub_... */
+            subAgentToken: string;
+            /** Format: uuid */
+            sessionId: string;
+            name: string;
+            /** @description ttlHours after minting */
+            expiresAt: string;
+            /** @enum {string} */
+            role: "generator" | "evaluator";
+            scopes: string[];
+        };
+        SubAgentMintRequest: {
+            /** @example worker-1 */
+            name: string;
+            /**
+             * @description generator or evaluator; orchestrator is refused with 422
+             * @enum {string}
+             */
+            role: "generator" | "evaluator" | "orchestrator";
+            /**
+             * @description 1 to 72, default 24
+             * @default 24
+             */
+            ttlHours: number;
+        };
+        SubAgentDeleteResult: {
+            /** @enum {boolean} */
+            ok: true;
+            name: string;
+            completedSessionIds: string[];
+            revokedTokens: number;
+        };
+        SubAgentDeleteRequest: {
+            /** @example worker-1 */
+            name: string;
+        };
+        IdempotentTicketCreate: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            ticketRef: string;
+            status: string;
+            createdAt: string;
+            /** @enum {boolean} */
+            idempotent: true;
+            url: string;
+            nextAction: components["schemas"]["TicketNextAction"];
+        };
+        TicketNextAction: {
+            /** @example BEGIN_TICKET */
+            action: string;
+            message: string;
+            endpoint: string | null;
+            payloadHint: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
+        CreatedTicket: components["schemas"]["Ticket"] & {
+            possibleDuplicates: {
+                number: number;
+                ticketRef: string;
+                title: string;
+                /** @description 0.4 to 1, two decimals */
+                similarity: number;
+            }[];
+            nextAction: components["schemas"]["TicketNextAction"];
+            url: string;
+        };
+        /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
+        Ticket: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            /** @example DEMO-12 */
+            ticketRef: string;
+            title: string;
+            description: string | null;
+            type: string | null;
+            tags: string[];
+            /**
+             * @description Stored as tag priority:<level>; normal adds no tag
+             * @enum {string}
+             */
+            priority: "critical" | "high" | "normal" | "low";
+            status: string;
+            expectedFiles: string[];
+            doneDefinition: string | null;
+            verificationCommand: string | null;
+            /**
+             * @description Drives reviewer routing: a local ticket may be reviewed by a generator, evaluator or orchestrator other than its assignee; shared-state and irreversible tickets only by an evaluator or orchestrator, and an irreversible ticket always needs a designated reviewer (see PATCH /ticket)
+             * @enum {string|null}
+             */
+            riskClass: "local" | "shared-state" | "irreversible" | null;
+            outOfScope: string | null;
+            acceptanceCriteria: {
+                [key: string]: unknown;
+            }[];
+            criteriaAcknowledgedAt: string | null;
+            assignee: {
+                agentId: string;
+                name: string;
+            } | null;
+            subAgentName: string | null;
+            reviewerAgentId: string | null;
+            reviewHistory: unknown[];
+            reviewHandoff: {
+                [key: string]: unknown;
+            } | null;
+            parentId: string | null;
+            parentTicketId: string | null;
+            branch: string | null;
+            sprintId: string | null;
+            humanOnly: boolean;
+            storyPoints: number | null;
+            noArtifact: boolean;
+            noArtifactReason: string | null;
+            createdByAgentId: string | null;
+            statusChangedAt: string;
+            createdAt: string;
+            updatedAt: string;
+        };
+        CreateTicketRequest: {
+            /** @example Add login form validation */
+            title: string;
+            /**
+             * @description Up to 50 characters; a project may require it (requireType) or restrict it (allowedTypes)
+             * @example feature
+             */
+            type?: string;
+            /** @description Up to 2000 characters; a project may require it (requireDescription) */
+            description?: string | null;
+            /**
+             * @description 1 to 50 repository paths you expect to touch, each up to 500 characters
+             * @example [
+             *       "src/auth/login.ts"
+             *     ]
+             */
+            expectedFiles: string[];
+            /**
+             * @description 20 to 500 characters: what done means, checkably
+             * @example Invalid emails show an inline error and the form cannot be submitted
+             */
+            doneDefinition: string;
+            /**
+             * @description 10 to 500 characters: the command that proves it
+             * @example deno test tests/auth/
+             */
+            verificationCommand: string;
+            /**
+             * @description Drives reviewer routing: a local ticket may be reviewed by a generator, evaluator or orchestrator other than its assignee; shared-state and irreversible tickets only by an evaluator or orchestrator, and an irreversible ticket always needs a designated reviewer (see PATCH /ticket)
+             * @enum {string}
+             */
+            riskClass: "local" | "shared-state" | "irreversible";
+            acceptanceCriteria?: components["schemas"]["AcceptanceCriterionInput"][];
+            outOfScope?: string;
+            /**
+             * Format: uuid
+             * @description UUID of a ticket in the same project; nesting goes at most three levels deep
+             */
+            parentId?: string | null;
+            /**
+             * @description Up to 255 characters, a valid git branch name, never prefixed with refs/heads/
+             * @example feat/login-form
+             */
+            branch?: string | null;
+            /** @description Up to 10 tags, each up to 50 characters (the priority tag counts towards the 10) */
+            tags?: string[];
+            /**
+             * @description Stored as tag priority:<level>; normal adds no tag
+             * @enum {string}
+             */
+            priority?: "critical" | "high" | "normal" | "low";
+            /** @description Caller becomes assignee; the ticket still starts in backlog (single create). Supplied criteria are recorded as acknowledged. Orchestrators are refused (403). */
+            assignToSelf?: boolean;
+            /** Format: uuid */
+            sprintId?: string | null;
+            /** @description Up to 128 characters, unique per project for as long as the ticket exists; a repeat answers 200 with idempotent: true for the original ticket */
+            idempotencyKey?: string;
+        };
+        /** @description title (or text) 1 to 500; optional requiresEvidence and source; extra keys are stored and returned */
+        AcceptanceCriterionInput: {
+            title?: string;
+            text?: string;
+            requiresEvidence?: boolean;
+            source?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        TicketBatchResult: {
+            created: {
+                index: number;
+                /** Format: uuid */
+                id: string;
+                number: number;
+                ticketRef: string;
+                status: string;
+                createdAt: string;
+                url: string;
+                idempotent?: boolean;
+            }[];
+            errors: {
+                /** @description 0-based position of the row in `tickets` */
+                index: number;
+                title: string | null;
+                /** @description The HTTP status a single create would have answered */
+                status: number;
+                error: {
+                    code: string;
+                    message: string;
+                    details?: {
+                        [key: string]: unknown;
+                    };
+                };
+            }[];
+            /** @description Rows received (created + errors) */
+            total: number;
+        };
+        TicketBatchRequest: {
+            tickets: Record<string, never>[];
+        };
+        /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
+        TicketDetail: components["schemas"]["Ticket"] & {
+            comments?: {
+                [key: string]: unknown;
+            }[] | {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                pagination: {
+                    total: number;
+                    limit: number;
+                    offset: number;
+                    hasMore: boolean;
+                };
+            };
+            ledger?: {
+                [key: string]: unknown;
+            }[] | {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                pagination: {
+                    total: number;
+                    limit: number;
+                    offset: number;
+                    hasMore: boolean;
+                };
+            };
+            threads?: {
+                [key: string]: unknown;
+            }[] | {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                pagination: {
+                    total: number;
+                    limit: number;
+                    offset: number;
+                    hasMore: boolean;
+                };
+            };
+            activities?: {
+                [key: string]: unknown;
+            }[] | {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                pagination: {
+                    total: number;
+                    limit: number;
+                    offset: number;
+                    hasMore: boolean;
+                };
+            };
+            pullRequests?: {
+                [key: string]: unknown;
+            }[] | {
+                data: {
+                    [key: string]: unknown;
+                }[];
+                pagination: {
+                    total: number;
+                    limit: number;
+                    offset: number;
+                    hasMore: boolean;
+                };
+            };
+            ciStatus?: {
+                /** @enum {string} */
+                state: "unknown" | "pending" | "passing" | "failing";
+                source: string | null;
+                url: string | null;
+                updatedAt: string | null;
+            };
+        };
+        Board: {
+            tickets: components["schemas"]["BoardTicket"][];
+            total: number;
+            statusCounts: {
+                [key: string]: number;
+            };
+            returned: number;
+            ticketPrefix: string;
+            hasMore: boolean;
+            nextCursor: string | null;
+            collisionWarnings: {
+                agentName: string;
+                agentId: string;
+                conflictingFiles: string[];
+                tickets: {
+                    ticketRef: string;
+                    assigneeName: string | null;
+                }[];
+            }[];
+            columns: string[];
+        };
+        /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
+        BoardTicket: components["schemas"]["Ticket"] & {
+            criteriaCount: number;
+            criteriaPassed: number;
+            artifactCount: number;
+            hasOpenArtifacts: boolean;
+            nextAction: components["schemas"]["TicketNextAction"];
+        };
+        TicketSearchResult: {
+            query: string;
+            results: (components["schemas"]["Ticket"] & {
+                rank: number;
+                snippet: string | null;
+            })[];
+            pagination: {
+                total: number;
+                limit: number;
+                offset: number;
+                hasMore: boolean;
+            };
+        };
+        DeletedTicket: {
+            deleted: {
+                id: string;
+                number: number;
+                ticketRef: string;
+                title: string;
+            };
+        };
+        DeleteTicketRequest: {
+            /** @description Ticket UUID or <PREFIX>-<number> key */
+            ticketId: string;
+        };
+        AcknowledgeCriteriaResult: {
+            ticketId: string;
+            ticketRef: string;
+            criteriaAcknowledgedAt: string;
+            acceptanceCriteria: {
+                [key: string]: unknown;
+            }[];
+            /** @description Criteria added by this call (0 on a repeat) */
+            added: number;
+            /** @description True when this call changed nothing */
+            alreadyAcknowledged: boolean;
+            nextAction: components["schemas"]["TicketNextAction"];
+        };
+        AcknowledgeCriteriaRequest: {
+            /** @description Up to 20 criteria added before acknowledging, stored with source manual; required when the ticket has none. A criterion whose title (case-insensitive) already exists is not added again. */
+            additionalCriteria?: {
+                title: string;
+                description?: string;
+                /** @default false */
+                requiresEvidence: boolean;
+            }[];
+        };
+        PatchedTicket: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            ticketRef: string;
+            status: string;
+            title: string;
+            description: string | null;
+            assigneeAgentId: string | null;
+            reviewerAgentId: string | null;
+            updatedAt: string;
+        };
+        PatchTicketRequest: {
+            /** @description Ticket UUID or <PREFIX>-<number> key */
+            ticketId: string;
+            /**
+             * @description Wins over status. claim: backlog/sprint_backlog to claimed, caller becomes assignee (implies assignToSelf; on a board without claimed it only assigns). release: any open status to backlog, unassigns. submit_for_review: a started, non-review status to in_review (if a column) else review; needs reviewHandoff; releases the caller's own claims on the ticket. approve: review status to done, review mode light only (elsewhere 403 APPROVE_VIA_ENDPOINT); releases every claim on the ticket. request_changes: review status to in_progress. block: to blocked. unblock: blocked to in_progress.
+             * @enum {string}
+             */
+            action?: "claim" | "release" | "submit_for_review" | "approve" | "request_changes" | "block" | "unblock";
+            /** @description Target status (up to 30). Ignored when action is sent */
+            status?: string;
+            /** @description Optional compare-and-swap precondition: the status you last saw. When the ticket is no longer in it, 409 CONFLICT (details.observedStatus) and nothing is written. Without it the service compares against the status it read at the start of the call. */
+            expectedStatus?: string;
+            reviewHandoff?: components["schemas"]["ReviewHandoff"];
+            /** @description Become the assignee of an unassigned ticket (409 CONFLICT if another agent holds it; 403 for orchestrators). Changes no status by itself */
+            assignToSelf?: boolean;
+            /** @description Clear the assignee; exclusive with assignToSelf */
+            unassign?: boolean;
+            /**
+             * Format: uuid
+             * @description Designate (or clear with null) the reviewer; assignee or orchestrator only. Routed by riskClass: local accepts a generator, evaluator or orchestrator; shared-state and irreversible an evaluator or orchestrator; never the assignee
+             */
+            reviewerAgentId?: string | null;
+            title?: string;
+            /** @description Up to 5000; null or empty string clears */
+            description?: string | null;
+            /**
+             * @description Stored as tag priority:<level>; normal adds no tag
+             * @enum {string}
+             */
+            priority?: "critical" | "high" | "normal" | "low";
+            /**
+             * @description null clears
+             * @example feat/login-form
+             */
+            branch?: string | null;
+            /** @description Up to 500; empty string clears */
+            doneDefinition?: string;
+            /** @description Up to 500; empty string clears */
+            verificationCommand?: string;
+            /** @description Up to 500; empty string clears */
+            outOfScope?: string;
+            /**
+             * @description Drives reviewer routing: a local ticket may be reviewed by a generator, evaluator or orchestrator other than its assignee; shared-state and irreversible tickets only by an evaluator or orchestrator, and an irreversible ticket always needs a designated reviewer (see PATCH /ticket)
+             * @enum {string}
+             */
+            riskClass?: "local" | "shared-state" | "irreversible";
+            /** @description true fills the agent-first fields the ticket lacks with the service's suggestions, never overwriting a value: doneDefinition from the title and criteria, verificationCommand `n/a` (to be replaced by a real command), riskClass `local`. Fields sent in the same body win */
+            acceptSuggestions?: boolean;
+            /** @description The ticket produces no artifact (PR, deploy...) */
+            noArtifact?: boolean;
+            noArtifactReason?: string | null;
+        };
+        /** @description Sent fields replace the stored handoff's. Entering a review status from outside review needs summary, changedFiles and branch (in this body or already stored), else 400 REVIEW_HANDOFF_MISSING (details.fields). The stored handoff is cleared when the ticket goes back to work; reviewHistory keeps it. */
+        ReviewHandoff: {
+            summary?: string;
+            /** @description 1 to 200 paths */
+            changedFiles?: string[];
+            /**
+             * @description Up to 255 characters, a valid git branch name, never prefixed with refs/heads/
+             * @example feat/login-form
+             */
+            branch?: string;
+            /** Format: uri */
+            prUrl?: string;
+        };
+        ApprovedTicket: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            ticketRef: string;
+            /** @enum {string} */
+            status: "done";
+            previousStatus: string;
+            reviewerAgentId: string | null;
+            approvedAt: string;
+            /** @description Files of every claim on the ticket, now released */
+            releasedFiles: string[];
+            /** @description The ticket's latest QA run, when it has one */
+            qa: {
+                qaRunId: string;
+                status: string;
+                pendingTests: number;
+                failedTests: number;
+            } | null;
+            warnings: string[];
+        };
+        ApproveTicketRequest: {
+            /** @description Review note, kept in reviewHistory */
+            comment?: string;
+            /** @description Optional compare-and-swap precondition (the review status you saw) */
+            expectedStatus?: string;
+        };
+        Artifact: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            ticketId: string;
+            /** @enum {string} */
+            type: "pull_request" | "branch" | "commit" | "deploy";
+            url: string;
+            ref: string | null;
+            title: string | null;
+            metadata: {
+                [key: string]: unknown;
+            };
+            status: string;
+            agentId: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        AddArtifactRequest: {
+            /** @enum {string} */
+            type: "pull_request" | "branch" | "commit" | "deploy";
+            /** Format: uri */
+            url: string;
+            /** @description Branch, commit SHA, PR number or env */
+            ref?: string;
+            title?: string;
+            /** @description Free-form, up to 8 KB */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description open: still needs attention (unmerged PR or branch, deploy in flight). merged: landed. closed: finished or abandoned. New pull_request, branch and deploy artifacts start open; commits closed
+             * @enum {string}
+             */
+            status?: "open" | "merged" | "closed";
+        };
+        PatchArtifactRequest: {
+            /**
+             * @description open: still needs attention (unmerged PR or branch, deploy in flight). merged: landed. closed: finished or abandoned. New pull_request, branch and deploy artifacts start open; commits closed
+             * @enum {string}
+             */
+            status?: "open" | "merged" | "closed";
+            ref?: string | null;
+            title?: string | null;
+            /** @description Replaces the metadata */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        BeginResult: {
+            ticket: {
+                /** Format: uuid */
+                id: string;
+                status: string;
+            };
+            /** @description The caller's session, now linked to the ticket (null for API keys, which have none) */
+            sessionId: string | null;
+            claims: {
+                file: string;
+                claimedAt: string;
+                expiresAt: string;
+            }[];
+            criteriaAcknowledged: boolean;
+            nextAction: {
+                action: string;
+                endpoint: string;
+                message: string;
+            };
+        };
+        BeginRequest: {
+            /** @description Ticket UUID or <PREFIX>-<number> key */
+            ticketId: string;
+            /** @description 1 to 20 paths to claim for the ticket */
+            files: string[];
+            /** @description true acknowledges the ticket's acceptance criteria before starting (guard 3) */
+            acknowledgeCriteria?: boolean;
+            /** @description Claim expiry from now; default 30 minutes */
+            estimatedSeconds?: number;
+        };
+        WorkflowInfo: {
+            /** @enum {string} */
+            board: "default" | "custom";
+            /** @enum {string} */
+            reviewMode: "light" | "medium" | "strict" | "auto" | "custom";
+            /** @description The board's statuses, in column order */
+            statuses: string[];
+            /** @description Where submit_for_review and handoff go */
+            reviewStatus: string | null;
+            terminal: string[];
+            /** @description For each status, the statuses a status write may move to */
+            transitions: {
+                [key: string]: string[];
+            };
+            /** @description For each status, the PATCH actions accepted from it */
+            actions: {
+                [key: string]: string[];
+            };
+            guards: {
+                criteriaRequiredForInProgress: boolean;
+                testedEntryRequiredFor: string[];
+                directDoneAllowed: boolean;
+            };
+        };
+        ClaimResponse: {
+            data: components["schemas"]["ClaimResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        ClaimResult: {
+            claims: components["schemas"]["Claim"][];
+            nextAction: components["schemas"]["NextAction"];
+            /**
+             * @description Every file was already yours
+             * @enum {boolean}
+             */
+            idempotent?: true;
+            /**
+             * @description With `idempotent`: the expiry was moved
+             * @enum {boolean}
+             */
+            renewed?: true;
+            /**
+             * @description Some files are held by your parent agent with allowSubAgents; you work under its claim
+             * @enum {boolean}
+             */
+            inherited?: true;
+            /**
+             * @description Your claim from a session that ended less than 5 minutes ago moved to this session
+             * @enum {boolean}
+             */
+            restored?: true;
+        };
+        Claim: {
+            file: string;
+            /** @description ISO 8601; unchanged by renewals */
+            claimedAt: string;
+            /** @description ISO 8601; after it the claim stops counting */
+            expiresAt: string;
+        };
+        NextAction: {
+            /** @example LOG_PROGRESS */
+            action: string;
+            message: string;
+        };
+        ClaimConflictError: {
+            error: {
+                /** @enum {string} */
+                code: "CONFLICT";
+                message: string;
+                details: {
+                    conflicts: components["schemas"]["ClaimConflict"][];
+                };
+            };
+        };
+        ClaimConflict: {
+            file: string;
+            /** @description `agentName` or `agentName/subAgentName` */
+            claimantName: string;
+            claimedAt: string;
+            expiresAt?: string;
+            claimAgeMinutes: number;
+            /** @description Older than 10 minutes; still never taken over */
+            isStale: boolean;
+            /** @enum {string} */
+            status: "active" | "grace_period";
+            ticketId?: string | null;
+            warning: string;
+            recovery: components["schemas"]["Recovery"];
+        };
+        ClaimRequest: {
+            /** @description 1 to 20 paths; duplicates count once */
+            files: string[];
+            /** @description Ticket UUID or key (`PREFIX-n`); links the claim to the ticket */
+            ticketId?: string;
+            /** @description Positive integer (at most 86400): expiry = now + estimatedSeconds. Without it, a first claim and a re-claim both expire 30 minutes ahead */
+            estimatedSeconds?: number;
+            /** @description Lets this agent's sub-agents work under the claim (their claims answer `inherited`) */
+            allowSubAgents?: boolean;
+            /** @description Commit the work starts from (7 to 64 hex characters), recorded on the claim */
+            commitSha?: string;
+        };
+        ClaimCheckResponse: {
+            data: {
+                files: components["schemas"]["ClaimCheckItem"][];
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        ClaimCheckItem: {
+            file: string;
+            /** @description True when no live claim of anyone (you included) holds it */
+            available: boolean;
+            /** @description `agentName` or `agentName/subAgentName` */
+            claimant?: string;
+            /** @description The claim is yours (same agent and sub-agent) */
+            isSelf?: boolean;
+            isStale?: boolean;
+            claimedAt?: string;
+            expiresAt?: string;
+            /** @enum {string} */
+            status?: "active" | "grace_period";
+        };
+        ReleaseResponse: {
+            data: {
+                /** @description Files freed, sorted; empty when nothing matched */
+                released: string[];
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        ReleaseRequest: {
+            /** @description Frees every active claim of yours that includes any of these files (all files of it) */
+            files?: string[];
+            /**
+             * @description Frees every active claim of yours
+             * @enum {boolean}
+             */
+            all?: true;
+        };
+        LedgerWriteResponse: {
+            data: components["schemas"]["LedgerWriteResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        LedgerWriteResult: {
+            /** Format: uuid */
+            id: string;
+            createdAt: string;
+            nextAction: components["schemas"]["NextAction"];
+            /** @description Present when something needs attention but did not block the write (DONE without a TESTED or VERIFIED entry, a BLOCKED entry whose ticket could not move) */
+            warnings?: string[];
+            /** @description BLOCKED via POST /ledger: the ticket moved to `blocked` */
+            ticket?: {
+                id: string;
+                status: string;
+            };
+            /** @description BLOCKED with blockedByFile: the thread opened */
+            threadId?: string;
+            /**
+             * @description Critical ALERT: the agent is offline and its credentials are revoked
+             * @enum {boolean}
+             */
+            agentOffline?: true;
+        };
+        LedgerEntryRequest: {
+            /**
+             * @description Exact, case-sensitive. AGENT_JOINED is written only by the service; AGENT_SPAWNED, AGENT_ASSIGNED and AGENT_COMPLETED are written by the service and may also be posted by orchestrators (other roles: 422 INVALID).
+             * @enum {string}
+             */
+            type: "PROGRESS" | "DECISION" | "TESTED" | "BLOCKED" | "ALERT" | "FOUND" | "CONTEXT" | "STATUS" | "CHANGED" | "ISSUE" | "SKIPPED" | "DONE" | "VERIFIED" | "AGENT_JOINED" | "AGENT_SPAWNED" | "AGENT_ASSIGNED" | "AGENT_COMPLETED";
+            /** @description 1 to 2000 characters. Required, except for a PROGRESS entry with a payload, whose content is derived from the payload (a content sent with it is replaced) */
+            content?: string;
+            /** @description PROGRESS: `{ did, next, blockers? }` (did and next 1 to 1000 characters, blockers up to 10 strings of 500, default []). DECISION: `{ rationale (1 to 2000, required: 422 VALIDATION_ERROR without it), alternatives? (up to 10 strings of 500) }`. Other types: any JSON object */
+            payload?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: uuid
+             * @description Defaults to the token's session (svc_sess_, svc_sub_); required with OAuth tokens (400, recovery PROVIDE_SESSION_ID). Must be one of your own sessions, else 403 FORBIDDEN
+             */
+            sessionId?: string;
+            /** @description UUID or key (`PREFIX-n`); unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF */
+            ticketId?: string;
+            fileRef?: string;
+            /** @description Requires fileRef */
+            lineRef?: number;
+            /** @description Up to 10 known labels (see LedgerLabel); unknown labels: 422 INVALID */
+            labels?: string[];
+            /**
+             * Format: uuid
+             * @description A thread of this project; unknown: 422 VALIDATION_ERROR
+             */
+            threadId?: string;
+            /** @enum {string} */
+            severity?: "info" | "warning" | "critical";
+            /** @description BLOCKED only (other types: 400). Opens a thread about the file unless one is open for it */
+            blockedByFile?: string;
+            tokensUsed?: number;
+            /** @description Current activity line, up to 200 */
+            activity?: string;
+            envHealth?: components["schemas"]["EnvHealth"];
+        };
+        EnvHealth: {
+            /** @enum {string} */
+            status: "ok" | "degraded" | "broken";
+            /** @description Up to 10 notes of 200 */
+            notes?: string[];
+        };
+        LedgerBatchResponse: {
+            data: components["schemas"]["LedgerBatchResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        LedgerBatchResult: {
+            /** @description True when every entry was written */
+            ok: boolean;
+            /** @description results[i] belongs to entries[i] */
+            results: {
+                ok: boolean;
+                id?: string;
+                createdAt?: string;
+                error?: {
+                    code: string;
+                    message: string;
+                    details?: {
+                        [key: string]: unknown;
+                    };
+                };
+            }[];
+            succeeded: number;
+            failed: number;
+        };
+        LedgerBatchRequest: {
+            /** @description 1 to 20 entries shaped like POST /ledger bodies (more than 20: 422, recovery SPLIT_BATCH) */
+            entries: {
+                [key: string]: unknown;
+            }[];
+        };
+        LedgerListResponse: {
+            data: {
+                entries: components["schemas"]["LedgerEntry"][];
+                pagination: {
+                    total: number;
+                    limit: number;
+                    offset: number;
+                    hasMore: boolean;
+                };
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        LedgerEntry: {
+            id: string;
+            type: string;
+            content: string;
+            createdAt: string;
+            /** @enum {string} */
+            source: "agent" | "system";
+            audit: boolean;
+            agentId: string | null;
+            agentName?: string | null;
+            subAgentName: string | null;
+            sessionId: string | null;
+            ticketId: string | null;
+            threadId: string | null;
+            fileRef: string | null;
+            lineRef: number | null;
+            labels: string[];
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            /** @enum {string|null} */
+            severity: "info" | "warning" | "critical" | null;
+            tokensUsed: number | null;
+            activity: string | null;
+            envHealth: {
+                [key: string]: unknown;
+            } | null;
+            blockedByFile: string | null;
+        };
+        HandoffResult: {
+            /** @enum {boolean} */
+            ok: true;
+            /** @description Distinct module names handed off in the project */
+            modulesDone: number;
+            /**
+             * @description Only on a repeat for a session that already has a DONE entry; nothing was written
+             * @enum {boolean}
+             */
+            duplicate?: true;
+            /** @description True when the ticket's status changed */
+            ticketAdvanced?: boolean;
+            nextAction?: components["schemas"]["HandoffNextAction"];
+            review?: components["schemas"]["HandoffReview"];
+            warnings?: string[];
+            remediations?: components["schemas"]["Remediation"][];
+            suggestions?: string[];
+            pullRequest?: {
+                url: string;
+                ref: string | null;
+                title: string | null;
+            };
+        };
+        HandoffNextAction: {
+            /** @enum {string} */
+            action: "PICK_TICKET" | "RESUME_WORK" | "REQUEST_BRIEF" | "CREATE_TICKETS" | "PROJECT_COMPLETE" | "ALL_DONE" | "WAIT" | "ASSIST";
+            message: string;
+        };
+        HandoffReview: {
+            required: boolean;
+            /** @enum {string} */
+            mode: "light" | "medium" | "strict" | "auto" | "custom";
+            /** Format: uuid */
+            qaRunId: string | null;
+            criteriaCount: number;
+            qaTestCount: number;
+            ticketStatus: string;
+        };
+        Remediation: {
+            action: string;
+            endpoint: string;
+            message: string;
+        };
+        HandoffRequest: {
+            /** @description The module (unit of work) delivered; counted once in modulesDone */
+            moduleName: string;
+            summary: string;
+            /**
+             * Format: uuid
+             * @description The caller's session (from pairing or POST /begin)
+             */
+            sessionId: string;
+            /** @description Ticket UUID or `<PREFIX>-<number>` key. Omit to close the session without touching a ticket */
+            ticketId?: string;
+            testResults?: string;
+            artifacts?: components["schemas"]["ArtifactInput"][];
+            /** @description Logged as a PROGRESS entry */
+            diffStat?: string;
+            /** @description Raw tool outputs. Classified after the response into PROGRESS and TESTED entries (items whose command, tool name or text looks like a test run, or that carry a pass/fail outcome, become TESTED; others PROGRESS); an item whose type and content duplicate an entry of the session is skipped */
+            toolResults?: unknown[];
+        };
+        ArtifactInput: {
+            /** @enum {string} */
+            type: "pull_request" | "branch" | "commit" | "deploy";
+            /**
+             * Format: uri
+             * @description An http or https URL
+             */
+            url: string;
+            ref?: string;
+            title?: string;
+            /** @description Free-form. For a pull_request, `reviewDecision: "CHANGES_REQUESTED"` marks an unresolved PR review block (a handoff warning). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+        };
+        SessionCompleteResult: {
+            /** @enum {boolean} */
+            ok: true;
+            sessionId: string;
+        };
+        SessionCompleteRequest: {
+            /** @description Your own session id */
+            sessionId: string;
+        };
+        QaRun: {
+            /** Format: uuid */
+            qaRunId: string;
+            /** Format: uuid */
+            ticketId: string;
+            sessionId: string | null;
+            /** @description The generator whose handoff created the run */
+            agentId: string | null;
+            /**
+             * @description pending until every test has an outcome
+             * @enum {string}
+             */
+            status: "pending" | "passed" | "failed";
+            createdAt: string;
+            completedAt: string | null;
+            tests: components["schemas"]["QaTest"][];
+        };
+        QaTest: {
+            /** Format: uuid */
+            id: string;
+            /** @description Index in the ticket's acceptanceCriteria */
+            criterionIndex: number;
+            title: string;
+            /** @enum {string} */
+            status: "pending" | "passed" | "failed" | "skipped";
+            evidence: string | null;
+            updatedAt: string;
+        };
+        QaRunList: {
+            runs: components["schemas"]["QaRun"][];
+        };
+        BriefPatchResult: {
+            /** @description The new version (previous + 1) */
+            version: number;
+            /** @description The brief fields this write sent */
+            patchedFields: ("scope" | "goals" | "stack" | "constraints" | "context" | "custom")[];
+        };
+        BriefPatchRequest: {
+            /** @description What the project is (string) */
+            scope?: string;
+            /** @description A string, or a list of up to 100 strings of up to 2000 characters */
+            goals?: string | string[];
+            /** @description A string, or a list of up to 100 strings of up to 2000 characters */
+            stack?: string | string[];
+            /** @description A string, or a list of up to 100 strings of up to 2000 characters */
+            constraints?: string | string[];
+            /** @description Background the agents need (string) */
+            context?: string;
+            /** @description Free-form object (replaced whole, not merged key by key); at most 50000 characters once serialized */
+            custom?: {
+                [key: string]: unknown;
+            };
+            /** @description Optimistic concurrency: the version you read. A different current version answers 409 VERSION_CONFLICT and writes nothing. Omit it to write without a version check. A never-written brief is version 0. */
+            expectedVersion?: number;
+        };
+        ThreadCloseBulkResult: {
+            closed: number;
+            threadIds: string[];
+        };
+        ThreadCloseBulkRequest: {
+            outcome: string;
+            /** @description Only threads you opened */
+            mine?: boolean;
+            /**
+             * Format: uuid
+             * @description Only threads opened by this agent; non-orchestrators may pass only their own id
+             */
+            agentId?: string;
+            /** @description Only threads opened by this sub-agent name (narrows the other filters) */
+            subAgentName?: string;
+        };
+        ThreadCreated: {
+            /** Format: uuid */
+            id: string;
+            createdAt: string;
+        };
+        ThreadOpenRequest: {
+            /** @description What the thread is about (1 to 1000) */
+            intent: string;
+            /** @description Up to 50 paths of up to 500 characters the conversation concerns */
+            expectedFiles?: string[];
+            /**
+             * @description Ticket UUID or `<PREFIX>-<number>` key of this project
+             * @example PA-12
+             */
+            ticketId?: string;
+        };
+        Thread: {
+            /** Format: uuid */
+            id: string;
+            agentId: string | null;
+            agentName: string | null;
+            subAgentName: string | null;
+            intent: string;
+            expectedFiles: string[];
+            ticketId: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            outcome: string | null;
+            createdAt: string;
+            closedAt: string | null;
+            lastMessageAt: string | null;
+            /** @description Oldest first */
+            messages: components["schemas"]["ThreadMessage"][];
+        };
+        ThreadMessage: {
+            /** Format: uuid */
+            id: string;
+            /** @description `agent` for agents; `system` for service-written messages */
+            authorType: string;
+            authorId: string | null;
+            /** @description Agent name; falls back to authorId for others */
+            authorName: string | null;
+            subAgentName: string | null;
+            content: string;
+            createdAt: string;
+        };
+        ThreadReplyRequest: {
+            /** @description 1 to 4000 characters. `@name` or `@"name with spaces"` mentions an agent of the project or a project member's user name (case-insensitive) and notifies them */
+            content: string;
+        };
+        ThreadPatchResult: {
+            ok: boolean;
+            intent: string;
+            /** @enum {string} */
+            status: "open" | "closed";
+        };
+        ThreadPatchRequest: {
+            /** @description 1 to 500 */
+            intent?: string;
+            /**
+             * @description `closed` closes without recording an outcome; `open` reopens a closed thread
+             * @enum {string}
+             */
+            status?: "open" | "closed";
+        };
+        ThreadCloseResult: {
+            /** @enum {boolean} */
+            ok: true;
+        };
+        ThreadCloseRequest: {
+            /** @description What was decided (1 to 2000) */
+            outcome: string;
+        };
+        Sprint: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            name: string;
+            goal: string | null;
+            /** @enum {string} */
+            status: "planning" | "active" | "complete" | "archived" | "cancelled";
+            startDate: string | null;
+            endDate: string | null;
+            capacityPoints: number | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description When it was activated */
+            startedAt: string | null;
+            /** @description Null until complete */
+            completedAt: string | null;
+        };
+        CurrentSprint: {
+            sprint: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                number: number;
+                goal: string | null;
+                /** @enum {string} */
+                status: "planning" | "active" | "complete" | "archived" | "cancelled";
+                startedAt: string | null;
+                completedAt: string | null;
+            };
+            summary: {
+                total: number;
+                byStatus: {
+                    [key: string]: number;
+                };
+                completionPct: number;
+                agentProgress: {
+                    agentId: string;
+                    agentName: string;
+                    inProgress: number;
+                    inReview: number;
+                    done: number;
+                }[];
+            };
+            tickets?: components["schemas"]["SprintTicketRow"][];
+        };
+        SprintTicketRow: {
+            id: string;
+            number: number;
+            ticketRef: string;
+            title: string;
+            status: string;
+            type: string | null;
+            priority: string;
+            storyPoints: number | null;
+            assigneeAgentId: string | null;
+            assigneeAgentName: string | null;
+            subAgentName: string | null;
+            updatedAt: string;
+        };
+        SprintDetail: components["schemas"]["Sprint"] & {
+            releaseNotes: components["schemas"]["ReleaseNotes"];
+        };
+        /** @description Stored at completion; null before */
+        ReleaseNotes: {
+            /** @example Sprint 3: Checkout */
+            title: string;
+            sprint: {
+                id: string;
+                number: number;
+                name: string;
+                goal: string | null;
+            };
+            completedAt: string;
+            summary: {
+                done: number;
+                /** @description Non-done tickets moved out of the sprint */
+                carriedOver: number;
+                storyPointsDone: number;
+            };
+            /** @description Done tickets, by number */
+            items: {
+                ticketId: string;
+                ticketRef: string;
+                title: string;
+                type: string | null;
+                assigneeAgentName: string | null;
+                storyPoints: number | null;
+            }[];
+            carriedOver: {
+                ticketId: string;
+                ticketRef: string;
+                title: string;
+                status: string;
+            }[];
+            /** @description The same notes as Markdown */
+            markdown: string;
+        } | null;
+        SprintAssignResult: {
+            /** Format: uuid */
+            ticketId: string;
+            /** Format: uuid */
+            sprintId: string | null;
+            /** @enum {string} */
+            action: "assigned" | "unassigned";
+            /** @enum {boolean} */
+            idempotent?: true;
+            /** @enum {boolean} */
+            noop?: true;
+        };
+        SprintAssignRequest: {
+            /**
+             * @description Ticket UUID or `<PREFIX>-<number>` key
+             * @example PA-12
+             */
+            ticketId: string;
+            /**
+             * Format: uuid
+             * @description Sprint UUID (never its number), or null to unassign
+             */
+            sprintId: string | null;
+            /** @description Up to 120 characters; repeating it within 60 seconds returns the earlier result */
+            idempotencyKey?: string;
+        };
+        SprintCreated: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            name: string;
+            /** @enum {string} */
+            status: "planning";
+            createdAt: string;
+        };
+        SprintCreateRequest: {
+            /** @description 1 to 200 characters; default `Sprint N` (N = its number) */
+            name?: string;
+            /** @description Up to 2000 characters */
+            goal?: string | null;
+            /**
+             * @description ISO 8601 date `YYYY-MM-DD` (covers that whole day, UTC) or date-time with offset
+             * @example 2026-03-01
+             */
+            startDate?: string | null;
+            /**
+             * @description Not earlier than startDate
+             * @example 2026-03-01
+             */
+            endDate?: string | null;
+            /** @description 0 to 9999 */
+            capacityPoints?: number | null;
+        };
+        SprintPatchResult: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "planning" | "active" | "complete" | "archived" | "cancelled";
+            name: string;
+            updatedFields: string[];
+            /** @description On complete and cancel: the non-done tickets that left the sprint */
+            removedTicketIds?: string[];
+            releaseNotes?: components["schemas"]["ReleaseNotes"];
+            releasePublish?: components["schemas"]["ReleasePublish"];
+        };
+        ReleasePublish: {
+            published: boolean;
+            /** @description Why nothing was published: `no_done_tickets` */
+            reason: string | null;
+            /** @enum {string|null} */
+            channel: "ledger" | null;
+            ledgerEntryId: string | null;
+            /** @enum {string|null} */
+            eventKind: "sprint.released" | null;
+            /** @example sprint-3 */
+            version: string | null;
+        };
+        SprintPatchRequest: {
+            name?: string;
+            /** @description Up to 2000; empty string (or null) clears it */
+            goal?: string | null;
+            /**
+             * @description planning→active (no other active sprint), active→complete, complete→archived, planning|active→cancelled; anything else 422 VALIDATION_ERROR
+             * @enum {string}
+             */
+            status?: "planning" | "active" | "complete" | "archived" | "cancelled";
+            /**
+             * @description null clears it
+             * @example 2026-03-01
+             */
+            startDate?: string | null;
+            /**
+             * @description null clears it
+             * @example 2026-03-01
+             */
+            endDate?: string | null;
+            /** @description 0 to 9999; null clears it */
+            capacityPoints?: number | null;
+        };
+        Context: {
+            resume: {
+                activeTicket: components["schemas"]["ContextActiveTicket"];
+                /** @description Only when another agent holds one of the active ticket's expected files */
+                riskyFiles?: {
+                    file: string;
+                    claimant: string;
+                    expiresAt: string;
+                }[];
+                /** @description Only when some of your live claims are older than 10 minutes */
+                staleClaims?: {
+                    file: string;
+                    claimId: string;
+                    claimedAt: string;
+                    ageMinutes: number;
+                }[];
+                /** @description Only when your latest envHealth report says broken */
+                envBlockers?: {
+                    status: string;
+                    notes: unknown[];
+                    reportedAt: string | null;
+                }[];
+                /** @description Only with an active ticket (RESUME_WORK) */
+                nextAction?: {
+                    /** @enum {string} */
+                    action: "PICK_TICKET" | "RESUME_WORK" | "REQUEST_BRIEF" | "CREATE_TICKETS" | "PROJECT_COMPLETE" | "ALL_DONE" | "WAIT" | "ASSIST";
+                    message: string;
+                };
+            };
+            agent: {
+                id: string;
+                name: string;
+                platform: string | null;
+                model: string | null;
+                company: string | null;
+                /** @enum {string} */
+                role: "generator" | "evaluator" | "observer" | "orchestrator";
+                subAgentName: string | null;
+                capabilities: string[];
+            };
+            project: {
+                id: string;
+                name: string;
+                /** @enum {string} */
+                phase: "setup" | "planning" | "building" | "reviewing" | "complete";
+                /** @description Tickets on the board, cancelled ones excepted */
+                moduleCount: number;
+                /** @description Distinct modules handed off (POST /handoff) */
+                modulesDone: number;
+            };
+            /** @description content: the serialized brief, cut to 16,000 characters (500 in compact mode) */
+            brief: {
+                version: number;
+                content: string;
+            };
+            briefTruncated: boolean;
+            /** @description GET /context/more?section=brief when truncated */
+            briefFetchUrl: string | null;
+            /** @description Every live claimed file of the project (at most 200, newest first); compact: `{ count, ticketIds }` */
+            openClaims: components["schemas"]["ContextOpenClaim"][] | {
+                count: number;
+                ticketIds: string[];
+            };
+            /** @description Your claims past their expiry and not released: claim again to keep them */
+            expiredClaims: {
+                claimId: string;
+                file: string;
+                ticketId: string | null;
+                expiredAt: string;
+            }[];
+            /** @description Your live claims expiring within 5 minutes */
+            expiringClaims: {
+                claimId: string;
+                file: string;
+                ticketId: string | null;
+                expiresAt: string;
+                secondsLeft: number;
+            }[];
+            /** @description high: another agent holds one of your active ticket's expected files; low: another agent's in-progress ticket expects files you expect or hold; none otherwise */
+            conflictRisk: {
+                /** @enum {string} */
+                level: "none" | "low" | "high";
+                files: string[];
+            };
+            /** @description Advisory: other agents' in-progress tickets overlapping your files */
+            collisionWarnings: {
+                agentName: string;
+                ticketRef: string;
+                conflictingFiles: string[];
+            }[];
+            /** @description Newest first, after the filters; compact: the 5 newest plus the non-superseded CONTEXT entries pinned to your active ticket (latest per file or thread) */
+            ledger: components["schemas"]["ContextLedgerEntry"][];
+            /** @description Continue with GET /context/more?section=ledger&cursor=... (same filters); null when no more */
+            ledgerCursor: string | null;
+            threads: components["schemas"]["ContextThread"][] | {
+                count: number;
+                ids: string[];
+            };
+            /** @description Newest first, at most updates_limit: a `brief.updated` item when the brief changed since your previous context call, then your unread notifications (mentions...). Notifications returned here are marked read by this call; meta.context.unreadNotifications counts the ones still waiting */
+            updates: {
+                id: string;
+                /** @example mention */
+                kind: string;
+                /** @enum {string} */
+                source: "notification" | "context";
+                content: string;
+                threadId: string | null;
+                messageId: string | null;
+                createdAt: string;
+            }[];
+            /** @description LOG_LEDGER_ENTRY (blocking once LEDGER_STALE applies, a warning 5 minutes before), ACKNOWLEDGE_CRITERIA / ADD_CRITERIA (blocking), RENEW_CLAIMS, LOG_TESTED_ENTRY, REVIEW_TICKETS, SUBMIT_ENV_REPORT, FIX_ENVIRONMENT */
+            pendingActions: {
+                action: string;
+                message: string;
+                blocking: boolean;
+                endpoint: string;
+            }[];
+            hasBlockingActions: boolean;
+            /** @description Tickets in review naming you as reviewer (at most 20, oldest first) */
+            yourReviews: {
+                ticketId: string;
+                ticketRef: string;
+                title: string;
+                status: string;
+                waitingSince: string;
+            }[];
+            /** @description Tickets in a review status not assigned to you, oldest waiting first, at most 20; compact: `{ count, ticketIds }` with count = pendingReviewsTotal */
+            pendingReviews: components["schemas"]["ReviewRow"][] | {
+                count: number;
+                ticketIds: string[];
+            };
+            pendingReviewsTotal: number;
+            /** @description When more than 20 wait: GET /context/more?section=reviews&cursor=... lists exactly the ones not shown (newest first) */
+            pendingReviewsCursor: string | null;
+            workqueue: components["schemas"]["WorkqueueItem"][];
+            boardSummary: {
+                total: number;
+                byStatus: {
+                    [key: string]: number;
+                };
+                columns: string[];
+                inReview: number;
+                unassignedReady: number;
+            };
+            activeSession: {
+                id: string;
+                status: string;
+                startedAt: string;
+                source: string;
+                ticketId: string | null;
+                planVersion: number;
+                plan: {
+                    [key: string]: unknown;
+                }[];
+                reportedAt: string | null;
+            } | null;
+            /** @description Agents with an open session (at most 50, newest first) */
+            connectedAgents: {
+                agentId: string;
+                name: string;
+                role: string;
+                platform: string | null;
+                subAgentName: string | null;
+                sessionId: string;
+                since: string;
+                isSelf: boolean;
+            }[];
+            reviewConfig: {
+                /** @enum {string} */
+                mode: "light" | "medium" | "strict" | "auto" | "custom";
+                reviewStatus: string;
+                criteriaAckRequired: boolean;
+                testedEntryRequired: boolean;
+                directDoneAllowed: boolean;
+            };
+            guidance: string[];
+            nextAction: {
+                /** @enum {string} */
+                action: "PICK_TICKET" | "RESUME_WORK" | "REQUEST_BRIEF" | "CREATE_TICKETS" | "PROJECT_COMPLETE" | "ALL_DONE" | "WAIT" | "ASSIST";
+                message: string;
+            };
+            /** @description True while the agent (or sub-agent) has had one session */
+            isFirstSession: boolean;
+            /** @description Share of the applicable checks you pass: ledger not stale while holding work, environment reported for the session, TESTED entry on the active ticket, no expired claims, criteria acknowledged */
+            complianceScore: number;
+            /** @description From your latest ledger entry carrying envHealth */
+            envHealth: {
+                /** @description ok, degraded, broken, or unknown when never reported */
+                status: string;
+                notes: unknown[];
+                reportedAt: string | null;
+            };
+            /** @description Your latest environment report's git_branch against the active ticket's branch; null when either is unknown */
+            repoMismatch: {
+                mismatch: boolean;
+                expectedBranch: string;
+                reportedBranch: string;
+                reportedRemote: string | null;
+            } | null;
+            /** @description Opaque */
+            skillVersion: string;
+            /** @description True when the skill instructions differ from the version you have: the `skill_hash` of your latest environment report, else the version your previous context call returned */
+            skillStale: boolean;
+            schema: {
+                openapiUrl: string;
+                docsUrl: string;
+                /** @description Only with include=write_schemas: JSON Schema draft 2020-12 of each request body */
+                writePayloads?: {
+                    ledger: {
+                        [key: string]: unknown;
+                    };
+                    ticket: {
+                        [key: string]: unknown;
+                    };
+                    claim: {
+                        [key: string]: unknown;
+                    };
+                    handoff: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            pollingHint: {
+                /** @enum {string} */
+                endpoint: "GET /events";
+                url: string;
+                /** @description The feed position now: poll GET /events?since=<cursor> */
+                cursor: string;
+                intervalSeconds: number;
+            };
+            /** @description Only when present: in-progress tickets without a ledger entry for 30 minutes, longest silent first, at most 20 */
+            staleTickets?: {
+                ticketId: string;
+                ticketRef: string;
+                title: string;
+                assigneeAgentId: string | null;
+                subAgentName: string | null;
+                lastEntryAt: string | null;
+                minutesSilent: number;
+            }[];
+            documents: components["schemas"]["ContextDocument"][];
+            mcpUrl: string;
+        };
+        /** @description The caller's ticket in progress (else blocked, changes_requested or claimed), preferring the one of the acting sub-agent */
+        ContextActiveTicket: {
+            id: string;
+            ticketRef: string;
+            title: string;
+            status: string;
+            expectedFiles: string[];
+            acceptanceCriteria: {
+                [key: string]: unknown;
+            }[];
+            criteriaAcknowledged: boolean;
+            doneDefinition: string | null;
+            verificationCommand: string | null;
+            riskClass: string | null;
+            outOfScope: string | null;
+            branch: string | null;
+            subAgentName: string | null;
+        } | null;
+        ContextOpenClaim: {
+            claimId: string;
+            file: string;
+            agentId: string;
+            agentName: string;
+            subAgentName: string | null;
+            ticketId: string | null;
+            claimedAt: string;
+            expiresAt: string;
+            isSelf: boolean;
+            /** @description Claimed more than 10 minutes ago */
+            isStale: boolean;
+        };
+        ContextLedgerEntry: {
+            id: string;
+            type: string;
+            content: string;
+            /** @enum {string} */
+            source: "agent" | "system";
+            audit: boolean;
+            agentId: string | null;
+            agentName: string | null;
+            subAgentName: string | null;
+            sessionId: string | null;
+            ticketId: string | null;
+            threadId: string | null;
+            fileRef: string | null;
+            lineRef: number | null;
+            labels: string[];
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            severity: string | null;
+            createdAt: string;
+        };
+        ContextThread: components["schemas"]["ContextThreadRow"] & {
+            agentName: string | null;
+            expectedFiles: string[];
+        };
+        ContextThreadRow: {
+            id: string;
+            agentId: string | null;
+            ticketId: string | null;
+            intent: string;
+            subAgentName: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            outcome: string | null;
+            createdAt: string;
+            closedAt: string | null;
+            lastMessageAt: string | null;
+        };
+        ReviewRow: {
+            ticketId: string;
+            ticketNumber: number;
+            title: string;
+            type: string | null;
+            tags: string[];
+            branch: string | null;
+            /** @description The assignee who handed the ticket in */
+            generatorAgent: {
+                id: string;
+                name: string;
+            } | null;
+            reviewerAgent: {
+                id: string;
+                name: string;
+            } | null;
+            /** @description When the ticket entered its review status */
+            waitingSince: string;
+        };
+        ContextDocument: {
+            id: string;
+            /** @enum {string} */
+            kind: "skill" | "project";
+            title: string;
+            url: string | null;
+            /** @description Preview, at most 8,000 characters; null in compact */
+            contentText: string | null;
+            totalChars: number;
+            truncated: boolean;
+        };
+        ContextMore: {
+            /** @enum {string} */
+            section: "ledger" | "threads" | "brief" | "reviews";
+            rows: components["schemas"]["ContextLedgerEntry"][] | components["schemas"]["ContextThreadRow"][] | components["schemas"]["ReviewRow"][] | components["schemas"]["BriefChunk"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        BriefChunk: {
+            version: number;
+            chunk: string;
+            /** @description Byte offset (UTF-8) of the chunk */
+            offset: number;
+            totalBytes: number;
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        EventsPage: {
+            /** @description Oldest first */
+            events: components["schemas"]["Event"][];
+            /** @description Always present: poll again with `since=<nextCursor>`. It moves past every event returned (and past filtered-out ones), never past one that is not yet visible. */
+            nextCursor: string;
+            /** @description True when the page was full: call again at once */
+            hasMore: boolean;
         };
     };
     responses: never;

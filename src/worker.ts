@@ -1,6 +1,7 @@
 import type { Clock } from "@/clock.ts";
 import type { Db } from "@/db/database.ts";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
+import "@/domain/handoff/tool-results.ts";
 
 /** Background work of one instance: pending jobs (rows in the database, so a restart loses none). */
 export function startBackgroundWork(deps: { db: Db; clock: Clock }, intervalMs = 1000): () => void {

@@ -71,3 +71,27 @@ export const ConnectData = z.object({
 }).openapi("PairConnectResponse");
 
 export const ConnectResponse = envelope(ConnectData);
+
+export const PairCodeRequest = z.object({
+  agentName: z.string().min(1).max(64).openapi({ description: "Name of the agent the code pairs (1 to 64)" }),
+  platform: z.string().min(1).max(64).optional().openapi({
+    description: "1 to 64; when set, the paired agent records it",
+  }),
+  model: z.string().min(1).max(64).optional().openapi({ description: "1 to 64; when set, recorded" }),
+  role: z.enum(["generator", "evaluator", "observer"]).default("generator"),
+}).strict().openapi("PairCodeRequest");
+
+export const PairCodeData = z.object({
+  code: z.string().openapi({ example: "K7QMX2PA" }),
+  expiresAt: z.string(),
+  ttlSeconds: z.literal(3600),
+  instructions: z.string(),
+}).openapi("PairCodeResult");
+
+export const PairCodeResponse = envelope(PairCodeData);
+
+export const PairPromptQuery = z.object({
+  code: z.string().optional().openapi({
+    description: "Required: the pairing code (case and punctuation ignored)",
+  }),
+});

@@ -10,6 +10,7 @@ import { hasScope } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import { errorBody, fieldErrors } from "./errors.ts";
+import { metaContextFor } from "./meta.ts";
 import { COMMON_ERRORS, errorResponses } from "@/contracts/common.ts";
 import { actorCtx, type AppEnv } from "./env.ts";
 
@@ -93,6 +94,7 @@ function policyMiddleware(method: string, policy: RoutePolicy): MiddlewareHandle
     c.header("X-RateLimit-Reset", String(Math.ceil(rate.resetAt.getTime() / 1000)));
     c.header("X-Burst-Remaining", String(rate.burstRemaining));
     if (mutating && !policy.staleExempt) await assertLedgerFresh(ctx);
+    c.set("metaContext", await metaContextFor(ctx));
     await next();
   };
 }

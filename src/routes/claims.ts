@@ -1,6 +1,93 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import {
+  ClaimBody,
+  ClaimCheckQuery,
+  ClaimCheckResponse,
+  ClaimConflictError,
+  ClaimResponse,
+  ReleaseBody,
+  ReleaseResponse,
+} from "@/contracts/claims.ts";
+import { errorResponses } from "@/contracts/common.ts";
+import { checkClaims, claimFiles, releaseOwnClaims } from "@/domain/claims/verbs.ts";
 import type { AppEnv } from "@/http/env.ts";
+import { ok } from "@/http/envelope.ts";
+import { defineRoute, handle } from "@/http/route.ts";
+
+export const claimRoute = defineRoute({
+  method: "post",
+  path: "/claim",
+  tags: ["Claims"],
+  summary: "Claim files (locks) for your work",
+  description:
+    "Generators only (other roles: 403 FORBIDDEN with details.guidance, requiredRole, actualRole). One live " +
+    "holder per file, enforced by the database. All or nothing: when any requested file is held by someone " +
+    "else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, " +
+    "claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: " +
+    "`release` when the holder is your own agent under another identity (your parent without allowSubAgents, " +
+    "or your sub-agent): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 " +
+    "minutes): it is never taken over, so wait for its expiry or ask the holder in a thread; `wait` for a " +
+    "fresh claim or one in its grace period (status `grace_period`). A claim that races a concurrent claim " +
+    "or whose renewal races a release is also 409 CONFLICT.\n\n" +
+    "Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; " +
+    "without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. " +
+    "Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every " +
+    "file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). " +
+    "Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 " +
+    "minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 " +
+    "with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, " +
+    "expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. " +
+    "Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. " +
+    "ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). " +
+    "429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); " +
+    "429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.",
+  request: { body: { required: true, content: { "application/json": { schema: ClaimBody } } } },
+  responses: {
+    200: { description: "Claimed", content: { "application/json": { schema: ClaimResponse } } },
+    ...errorResponses(404),
+    409: {
+      description: "CONFLICT: a requested file is held by someone else; nothing was claimed",
+      content: { "application/json": { schema: ClaimConflictError } },
+    },
+  },
+}, { scope: "write:claim", roles: ["generator"], cost: 2 });
+
+export const claimCheckRoute = defineRoute({
+  method: "get",
+  path: "/claim/check",
+  tags: ["Claims"],
+  summary: "Check who holds files",
+  description:
+    "Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is " +
+    "`available` when no live claim holds it (expired claims and claims past their grace period do not " +
+    "count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older " +
+    "than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`).",
+  request: { query: ClaimCheckQuery },
+  responses: {
+    200: { description: "Holders", content: { "application/json": { schema: ClaimCheckResponse } } },
+  },
+}, { scope: "read:board", cost: 1 });
+
+export const releaseRoute = defineRoute({
+  method: "post",
+  path: "/release",
+  tags: ["Claims"],
+  summary: "Release your claims",
+  description: "Send exactly one of `files` (frees every active claim of yours that includes any of the " +
+    "files, with all the files of those claims) or `all: true` (every active claim of yours); both or " +
+    "neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never " +
+    "touched. Response `{ released }`: the freed files, sorted, empty when nothing matched. Writes a CONTEXT " +
+    "ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). " +
+    "429 BACKPRESSURE over 30 release calls in 5 minutes per agent.",
+  request: { body: { required: true, content: { "application/json": { schema: ReleaseBody } } } },
+  responses: {
+    200: { description: "Released", content: { "application/json": { schema: ReleaseResponse } } },
+  },
+}, { scope: "write:claim", cost: 2, staleExempt: true });
 
 /** Claims routes. */
-export function registerClaims(_api: OpenAPIHono<AppEnv>): void {
+export function registerClaims(api: OpenAPIHono<AppEnv>): void {
+  handle(api, claimRoute, async ({ c, body, ctx }) => ok(c, await claimFiles(ctx, body)));
+  handle(api, claimCheckRoute, async ({ c, query, ctx }) => ok(c, await checkClaims(ctx, query.files)));
+  handle(api, releaseRoute, async ({ c, body, ctx }) => ok(c, await releaseOwnClaims(ctx, body)));
 }

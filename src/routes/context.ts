@@ -1,6 +1,111 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { ContextMoreQuery, ContextMoreResponse, ContextQuery, ContextResponse } from "@/contracts/context.ts";
+import type { LedgerType } from "@/db/tables/work.ts";
+import { getContext } from "@/domain/context/build.ts";
+import { contextMore } from "@/domain/context/more.ts";
+import { issueRefreshedToken } from "@/domain/sessions/refresh.ts";
 import type { AppEnv } from "@/http/env.ts";
+import { ok } from "@/http/envelope.ts";
+import { defineRoute, handle } from "@/http/route.ts";
+import { errorResponses } from "@/contracts/common.ts";
 
-/** Context routes. */
-export function registerContext(_api: OpenAPIHono<AppEnv>): void {
+export const contextRoute = defineRoute({
+  method: "get",
+  path: "/context",
+  tags: ["Context and events"],
+  summary: "Everything an agent needs to resume work, in one call",
+  description: [
+    "Any valid token, no scope; cost 3. Call it first, and again whenever you lose track.",
+    "\n\nLimits (design, CTX-006): `ledger_limit` 0 to the project ceiling, `thread_limit` 1 to the project",
+    "ceiling. The ceilings are 100 entries and 50 threads unless the project settings lower them",
+    "(`contextLedgerCeiling`, `contextThreadCeiling`). A value outside its range is refused with 400",
+    "VALIDATION_ERROR naming the parameter (`details.fields`, `details.ceiling`); it is never clamped.",
+    "`thread_status` defaults to `open`; values other than open, closed, all are ignored.",
+    "\n\nCompact mode (`compact=true`): `ledger` holds the 5 newest entries plus the non-superseded CONTEXT",
+    "entries pinned to your active ticket; `brief.content` is cut to 500 characters (full mode: 16,000, with",
+    "`briefTruncated` and `briefFetchUrl` when cut); `openClaims` becomes `{ count, ticketIds }`, `threads`",
+    "`{ count, ids }`, `pendingReviews` `{ count, ticketIds }`; every `documents` item has `contentText: null`.",
+    "\n\nSide effects: the notifications returned in `updates` are marked read, and the call records what you",
+    "have seen (brief version, skill version) for `updates` and `skillStale` next time.",
+    "\n\nmeta: `responseBytes` is the UTF-8 size of the serialized `data`; `refreshedToken` carries a",
+    "replacement session token when yours is within 30 minutes of its 7-day limit (switch to it; the old one",
+    "keeps working until it expires); `context` as on every call.",
+    "\n\nErrors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown",
+    "`ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform`",
+    "differs (case-insensitively) from the platform recorded for the token, with `details.tokenPlatform`,",
+    "`details.requestedPlatform`, `details.tokenAgentName`; 429 RATE_LIMITED.",
+  ].join(" "),
+  request: { query: ContextQuery },
+  responses: {
+    200: {
+      description: "The caller's context",
+      content: { "application/json": { schema: ContextResponse } },
+    },
+    ...errorResponses(409),
+  },
+}, { cost: 3 });
+
+export const contextMoreRoute = defineRoute({
+  method: "get",
+  path: "/context/more",
+  tags: ["Context and events"],
+  summary: "The next rows of a context section",
+  description: [
+    "Any valid token, no scope; cost 1. Response `{ section, rows, hasMore, nextCursor }`; rows newest first;",
+    "`nextCursor` is null when nothing is left. An invalid cursor (or one of another section) is not an",
+    "error: the listing restarts from the beginning.",
+    "\n\n`ledger`: entries newest first; without a cursor agent entries without audit ones (the context",
+    "defaults); a `ledgerCursor` from GET /context keeps the filters of that call. `threads`: every status,",
+    "newest first. `reviews`: tickets in a review status not assigned to you, newest waiting first; the",
+    "`pendingReviewsCursor` of GET /context lists exactly the reviews it did not show. `brief`: one row",
+    "`{ version, chunk, offset, totalBytes, hasMore, nextCursor }` of at most `limit` KB (UTF-8 bytes, cut at",
+    "a character boundary); following the cursors and concatenating the chunks reproduces the serialized",
+    "brief of the version the first chunk had, even if the brief changes meanwhile.",
+    "\n\nErrors: 400 VALIDATION_ERROR (missing or unknown section, limit outside 1..200); 401 UNAUTHORIZED.",
+  ].join(" "),
+  request: { query: ContextMoreQuery },
+  responses: {
+    200: {
+      description: "A page of the section",
+      content: { "application/json": { schema: ContextMoreResponse } },
+    },
+  },
+}, { cost: 1 });
+
+function list(value: string | undefined): string[] {
+  return value ? value.split(",").map((v) => v.trim()).filter((v) => v.length > 0) : [];
+}
+
+export function registerContext(api: OpenAPIHono<AppEnv>): void {
+  handle(api, contextRoute, async ({ c, ctx, query }) => {
+    const { data, metaContext } = await getContext(ctx, {
+      compact: query.compact ?? false,
+      ledgerLimit: query.ledger_limit,
+      threadLimit: query.thread_limit,
+      threadStatus: query.thread_status,
+      updatesLimit: query.updates_limit,
+      since: query.since,
+      includeSystemLedger: query.include_system_ledger ?? false,
+      includeAudit: query.include_audit ?? false,
+      ledgerSource: query.ledger_source,
+      ledgerTypes: list(query.ledger_type) as LedgerType[],
+      ledgerSessionId: query.ledger_sessionId,
+      ledgerFileRef: query.ledger_fileRef,
+      ledgerSubAgent: query.ledger_subAgent,
+      include: list(query.include),
+      expectedPlatform: query.expectedPlatform,
+      headerPlatform: c.req.header("x-svc-platform"),
+    });
+    c.set("metaContext", metaContext);
+    const refreshedToken = await issueRefreshedToken(ctx);
+    const responseBytes = new TextEncoder().encode(JSON.stringify(data)).length;
+    return ok(c, data, 200, { responseBytes, ...(refreshedToken ? { refreshedToken } : {}) });
+  });
+
+  handle(api, contextMoreRoute, async ({ c, ctx, query }) => {
+    return ok(
+      c,
+      await contextMore(ctx, { section: query.section, cursor: query.cursor, limit: query.limit }),
+    );
+  });
 }

@@ -1,6 +1,46 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { EventsQuery, EventsResponse, WebhookDelivery } from "@/contracts/events.ts";
+import { listEvents } from "@/domain/events/feed.ts";
 import type { AppEnv } from "@/http/env.ts";
+import { ok } from "@/http/envelope.ts";
+import { defineRoute, handle } from "@/http/route.ts";
 
-/** Events routes. */
-export function registerEvents(_api: OpenAPIHono<AppEnv>): void {
+export const eventsRoute = defineRoute({
+  method: "get",
+  path: "/events",
+  tags: ["Context and events"],
+  summary: "Poll the project's event feed",
+  description: [
+    "Any valid token, no scope; cost 1. The feed of the caller's project, oldest first. Poll with `since` set",
+    "to the previous `nextCursor` (start from GET /context `pollingHint.cursor`). Guarantee: a client that always",
+    "passes back the `nextCursor` it got sees every event exactly once, in order, even while other agents write:",
+    "sequence numbers are assigned under a per-project row lock, so they follow commit order without gaps, and a",
+    "page never reaches past the last committed event. When `hasMore` is true call again at once; otherwise wait",
+    "about 10 seconds. Events are kept for the life of the project, so a cursor never expires.",
+    "\n\nEvent kinds are `<entity>.<verb>`: `ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.deleted`,",
+    "`claim.acquired`, `claim.released`, `ledger.appended`, `thread.opened`, `thread.replied`, `thread.updated`,",
+    "`thread.closed`, `sprint.created`, `sprint.updated`, `brief.updated`, `session.*`, `agent.*`. New kinds may",
+    "appear: ignore the ones you do not know. Ledger entries appear as `ledger.appended` with `data.type`; read",
+    "their content with GET /ledger.",
+    "\n\nWebhooks (design): outbound deliveries for agents that gave `partnerManagedSessionId` at pairing would",
+    "carry the `WebhookDelivery` body (the same event plus `projectId` and `partnerManagedSessionId`, id",
+    "`<projectId>:<seq>` for deduplication) for the same kinds. This release does not send them; GET /events is",
+    "the delivery channel.",
+    "\n\nErrors: 400 VALIDATION_ERROR (limit out of 1..500; `since` neither a cursor of this project nor an ISO",
+    "8601 time, or a cursor ahead of the feed: recovery RESTART_PAGINATION); 401 UNAUTHORIZED.",
+  ].join(" "),
+  request: { query: EventsQuery },
+  responses: {
+    200: { description: "A page of events", content: { "application/json": { schema: EventsResponse } } },
+  },
+}, { cost: 1 });
+
+export function registerEvents(api: OpenAPIHono<AppEnv>): void {
+  // Documented for webhook consumers (CTX-055) although no route returns it.
+  api.openAPIRegistry.register("WebhookDelivery", WebhookDelivery);
+  handle(api, eventsRoute, async ({ c, ctx, query }) => {
+    const kinds = query.kinds?.split(",").map((k) => k.trim()).filter((k) => k.length > 0);
+    const page = await listEvents(ctx, { since: query.since, limit: query.limit, kinds });
+    return ok(c, { events: page.events, nextCursor: page.nextCursor, hasMore: page.hasMore });
+  });
 }

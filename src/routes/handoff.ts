@@ -1,6 +1,131 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { errorResponses } from "@/contracts/common.ts";
+import {
+  HandoffBody,
+  HandoffResponse,
+  QaRunListResponse,
+  QaRunResponse,
+  SessionCompleteBody,
+  SessionCompleteResponse,
+} from "@/contracts/handoff.ts";
+import { handoff } from "@/domain/handoff/handoff.ts";
+import { getQaRun, listQaRuns } from "@/domain/handoff/qa.ts";
+import { completeSession } from "@/domain/sessions/complete.ts";
 import type { AppEnv } from "@/http/env.ts";
+import { ok } from "@/http/envelope.ts";
+import { defineRoute, handle } from "@/http/route.ts";
 
-/** Handoff routes. */
-export function registerHandoff(_api: OpenAPIHono<AppEnv>): void {
+export const handoffRoute = defineRoute({
+  method: "post",
+  path: "/handoff",
+  tags: ["Handoff"],
+  summary: "Hand off work: advance the ticket, release claims, complete the session",
+  description:
+    "Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). " +
+    "Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that " +
+    "already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable " +
+    "with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a " +
+    "closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 " +
+    "VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 " +
+    "TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 " +
+    "CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to " +
+    "close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery " +
+    "BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an " +
+    "unassigned ticket with your open claim is adopted: you become assignee); any other status than " +
+    "in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). " +
+    "An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the " +
+    "ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium " +
+    "and strict: the board's review status, in_review if the board has it, else review; auto: review unless " +
+    "the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched " +
+    "and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review " +
+    "unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review " +
+    "stays there); when review is required and criteria have requiresEvidence, a QA run with one pending " +
+    "test per such criterion; every claim of the identity released and a STATUS entry listing the files; a " +
+    "DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token " +
+    "revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, " +
+    "skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery " +
+    "REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED " +
+    "entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata " +
+    "reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry " +
+    "mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), " +
+    "PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), " +
+    "PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE.",
+  request: { body: { required: true, content: { "application/json": { schema: HandoffBody } } } },
+  responses: {
+    200: { description: "Handed off", content: { "application/json": { schema: HandoffResponse } } },
+    ...errorResponses(404, 409, 422),
+  },
+}, { scope: "write:handoff", cost: 2 });
+
+export const sessionCompleteRoute = defineRoute({
+  method: "post",
+  path: "/session/complete",
+  tags: ["Pairing and sessions"],
+  summary: "Close your session once its closeout is done",
+  description:
+    "Scope write:ledger. Body { sessionId }: your own session; another agent's or an unknown one answers " +
+    "404 NOT_FOUND. Closeout items (details.missing / details.completed, in this order): ticket_linked " +
+    "(POST /begin links the ticket), progress_entry (a PROGRESS or CHANGED entry in the session), " +
+    "tested_entry (a TESTED or VERIFIED entry in the session, when the ticket has expected files), " +
+    "no_blocked_entry (no BLOCKED entry in the session), environment_report (POST /session/:id/report), " +
+    "ticket_status (the ticket is in_progress or in a review status). Outstanding items answer HTTP 422 " +
+    "with code PRECONDITION_FAILED (operator decision: the status is 422, a well-formed request refused by " +
+    "a rule) and details { missing[], completed[], retryable, remediation[] { action, endpoint, message } }; " +
+    "retryable is false when only a BLOCKED entry or a done/cancelled ticket remain. Success { ok: true, " +
+    "sessionId }: the session is complete and its token revoked. An already complete session answers the " +
+    "same success; a canceled one 409 CONFLICT.",
+  request: { body: { required: true, content: { "application/json": { schema: SessionCompleteBody } } } },
+  responses: {
+    200: {
+      description: "Session completed",
+      content: { "application/json": { schema: SessionCompleteResponse } },
+    },
+    ...errorResponses(404, 409),
+    422: {
+      ...errorResponses(422)[422]!,
+      description:
+        "PRECONDITION_FAILED: closeout outstanding; details { missing[], completed[], retryable, " +
+        "remediation[] { action, endpoint, message } }",
+    },
+  },
+}, { scope: "write:ledger", cost: 2 });
+
+export const getQaRunRoute = defineRoute({
+  method: "get",
+  path: "/qa/{qaRunId}",
+  tags: ["Handoff"],
+  summary: "Read one QA run",
+  description: "Scope read:board. A QA run is created by a handoff that needs review when criteria require " +
+    "evidence: one test per such criterion. Unknown or other project's run: 404 NOT_FOUND.",
+  request: { params: z.object({ qaRunId: z.string().openapi({ param: { name: "qaRunId", in: "path" } }) }) },
+  responses: {
+    200: { description: "The QA run", content: { "application/json": { schema: QaRunResponse } } },
+    ...errorResponses(404),
+  },
+}, { scope: "read:board", cost: 1 });
+
+export const listQaRunsRoute = defineRoute({
+  method: "get",
+  path: "/ticket/{ticketId}/qa",
+  tags: ["Handoff"],
+  summary: "List a ticket's QA runs, newest first",
+  description: "Scope read:board. ticketId is the ticket UUID. Unknown ticket: 404 TICKET_NOT_FOUND.",
+  request: {
+    params: z.object({ ticketId: z.string().openapi({ param: { name: "ticketId", in: "path" } }) }),
+  },
+  responses: {
+    200: {
+      description: "The ticket's QA runs",
+      content: { "application/json": { schema: QaRunListResponse } },
+    },
+    ...errorResponses(404),
+  },
+}, { scope: "read:board", cost: 3 });
+
+/** Handoff, session closeout and QA reads. */
+export function registerHandoff(api: OpenAPIHono<AppEnv>): void {
+  handle(api, handoffRoute, async ({ c, ctx, body }) => ok(c, await handoff(ctx, body)));
+  handle(api, sessionCompleteRoute, async ({ c, ctx, body }) => ok(c, await completeSession(ctx, body)));
+  handle(api, getQaRunRoute, async ({ c, ctx, params }) => ok(c, await getQaRun(ctx, params.qaRunId)));
+  handle(api, listQaRunsRoute, async ({ c, ctx, params }) => ok(c, await listQaRuns(ctx, params.ticketId)));
 }

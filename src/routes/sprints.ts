@@ -1,6 +1,198 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "@/http/env.ts";
+import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { ZodError } from "zod";
+import { errorResponses } from "@/contracts/common.ts";
+import {
+  CurrentSprintQuery,
+  CurrentSprintResponse,
+  SprintAssignBody,
+  SprintAssignResponse,
+  SprintCreateBody,
+  SprintCreatedResponse,
+  SprintDetailResponse,
+  SprintIdParams,
+  SprintListResponse,
+  SprintPatchBody,
+  SprintPatchResponse,
+} from "@/contracts/sprints.ts";
+import { assignTicketToSprint } from "@/domain/sprints/assign.ts";
+import { fixSprintFieldsRecovery, listSprintsRecovery } from "@/domain/sprints/common.ts";
+import { createSprint } from "@/domain/sprints/create.ts";
+import { currentSprint, getSprint, listSprints } from "@/domain/sprints/read.ts";
+import { patchSprint } from "@/domain/sprints/update.ts";
+import type { Recovery } from "@/domain/shared/errors.ts";
+import { resolveRefRecovery } from "@/domain/tickets/refs.ts";
+import { actorCtx, type AppEnv } from "@/http/env.ts";
+import { ok } from "@/http/envelope.ts";
+import { errorBody, fieldErrors } from "@/http/errors.ts";
+import { type AuthedHandlerArgs, defineRoute, handle } from "@/http/route.ts";
 
-/** Sprints routes. */
-export function registerSprints(_api: OpenAPIHono<AppEnv>): void {
+const TAGS = ["Sprints"];
+const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+const WRITE = "Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 " +
+  "FORBIDDEN with recovery REPAIR_OR_REFRESH. ";
+
+const listRoute = defineRoute({
+  method: "get",
+  path: "/sprint",
+  tags: TAGS,
+  summary: "List the project's sprints",
+  description: "Any valid token. `data` is every sprint of the project, highest number first.",
+  responses: { 200: { description: "Sprints", ...json(SprintListResponse) } },
+}, { cost: 1 });
+
+const currentRoute = defineRoute({
+  method: "get",
+  path: "/sprint/current",
+  tags: TAGS,
+  summary: "The active sprint with its progress",
+  description: "Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` " +
+    "(`startedAt` is when it was activated). `summary`: `total` tickets in the sprint, `byStatus` counts, " +
+    "`completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per " +
+    "assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only " +
+    "status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, " +
+    "`assigneeAgentName`, by number); an unknown include value answers 400. 404 NO_ACTIVE_SPRINT when no " +
+    "sprint is active (recovery LIST_SPRINTS).",
+  request: { query: CurrentSprintQuery },
+  responses: {
+    200: { description: "Current sprint", ...json(CurrentSprintResponse) },
+    ...errorResponses(404),
+  },
+}, { cost: 1 });
+
+const getRoute = defineRoute({
+  method: "get",
+  path: "/sprint/{sprintId}",
+  tags: TAGS,
+  summary: "Read one sprint with its release notes",
+  description: "Any valid token. The sprint plus `releaseNotes` (stored when it completed; null before). " +
+    "Errors: 400 (sprintId not a UUID; recovery LIST_SPRINTS), 404 NOT_FOUND (recovery LIST_SPRINTS).",
+  request: { params: SprintIdParams },
+  responses: { 200: { description: "The sprint", ...json(SprintDetailResponse) }, ...errorResponses(404) },
+}, { cost: 1 });
+
+const createRoute = defineRoute({
+  method: "post",
+  path: "/sprint",
+  tags: TAGS,
+  summary: "Create a sprint (status planning)",
+  description: WRITE + "Every field optional; `name` defaults to `Sprint N` where N is the new number (the " +
+    "project's highest plus one). Dates: ISO 8601 `YYYY-MM-DD` (covering that whole day, UTC) or a " +
+    "date-time with an offset; `endDate` must not be earlier than `startDate`. Answers 201 `{ id, number, " +
+    "name, status: planning, createdAt }`. Errors: 400 VALIDATION_ERROR with recovery FIX_SPRINT_FIELDS; " +
+    "403; 409 CONFLICT when a concurrent create took the number (nothing created; recovery RETRY); 429.",
+  request: { body: { required: true, ...json(SprintCreateBody) } },
+  responses: { 201: { description: "Created", ...json(SprintCreatedResponse) }, ...errorResponses(409) },
+}, { scope: "write:sprint", cost: 2 });
+
+const patchRoute = defineRoute({
+  method: "patch",
+  path: "/sprint/{sprintId}",
+  tags: TAGS,
+  summary: "Edit a sprint or move it through its statuses",
+  description: WRITE + 'At least one field (400 otherwise). `goal: ""` clears the goal; `startDate`, ' +
+    "`endDate`, `capacityPoints` accept null to clear. Transitions: planning→active (start date set to now " +
+    "when absent; at most one active sprint per project, enforced by the database: another active sprint " +
+    "answers 422 VALIDATION_ERROR), active→complete, complete→archived, planning or active→cancelled. Any " +
+    "other status, including the current one, answers 422 VALIDATION_ERROR with `details.validTransitions`. " +
+    "Completing or cancelling moves every non-done ticket out of the sprint (`sprintId` null; their ids in " +
+    "`removedTicketIds`). Response `{ id, status, name, updatedFields }` (`updatedFields`: the fields sent).\n\n" +
+    "On completion the response adds `releaseNotes` (title, sprint, completedAt, summary { done, " +
+    "carriedOver, storyPointsDone }, items: the done tickets by number with assignee, carriedOver, and the " +
+    "same as `markdown`; also stored on the sprint) and `releasePublish`: when at least one ticket is done, " +
+    "release `sprint-<number>` is published to the project's own channels — a system STATUS ledger entry " +
+    "with the notes and a `sprint.released` event — and `releasePublish` is `{ published: true, channel: " +
+    "ledger, ledgerEntryId, eventKind: sprint.released, version }`; otherwise `{ published: false, reason: " +
+    "no_done_tickets }` with the other fields null. Errors: 400 (recovery FIX_SPRINT_FIELDS; malformed " +
+    "sprintId: LIST_SPRINTS), 403, 404 NOT_FOUND (recovery LIST_SPRINTS), 422 VALIDATION_ERROR.",
+  request: { params: SprintIdParams, body: { required: true, ...json(SprintPatchBody) } },
+  responses: { 200: { description: "Updated", ...json(SprintPatchResponse) }, ...errorResponses(404, 422) },
+}, { scope: "write:sprint", cost: 2 });
+
+const assignRoute = defineRoute({
+  method: "post",
+  path: "/sprint/assign",
+  tags: TAGS,
+  summary: "Put a ticket in a sprint, or take it out",
+  description: WRITE +
+    "`ticketId`: UUID or `<PREFIX>-<number>`; `sprintId`: sprint UUID (never its number) " +
+    "or null to unassign. Response `{ ticketId, sprintId, action }` (`assigned` or `unassigned`, ticketId " +
+    "resolved to the UUID). A ticket already in the requested state answers success with `idempotent: true, " +
+    "noop: true` and changes nothing. `idempotencyKey` (1 to 120, scoped to your agent): repeating it within " +
+    "60 seconds returns the first result unchanged (header `Idempotent-Replayed: true`) and writes nothing. " +
+    "Errors: 400 (malformed sprintId: recovery LIST_SPRINTS; malformed ticket reference: recovery " +
+    "RESOLVE_TICKET_REF), 403, 404 TICKET_NOT_FOUND (RESOLVE_TICKET_REF), 404 NOT_FOUND (unknown sprint, " +
+    "LIST_SPRINTS), 422 VALIDATION_ERROR (the sprint is complete, archived or cancelled).",
+  request: { body: { required: true, ...json(SprintAssignBody) } },
+  responses: {
+    200: { description: "Assigned or unassigned", ...json(SprintAssignResponse) },
+    ...errorResponses(404, 422),
+  },
+}, { scope: "write:sprint", cost: 2 });
+
+/** Which recovery a validation failure of these routes carries, from the fields that failed. */
+function recoveryFor(paths: string[], target: string): Recovery {
+  if (paths.some((p) => p.startsWith("sprintId"))) return listSprintsRecovery();
+  if (paths.some((p) => p.startsWith("ticketId"))) return resolveRefRecovery("<ticketId>");
+  return target === "param" ? listSprintsRecovery() : fixSprintFieldsRecovery;
+}
+
+/**
+ * Like `handle`, with a validation hook that adds the spec's recovery (FIX_SPRINT_FIELDS, LIST_SPRINTS,
+ * RESOLVE_TICKET_REF) to the usual 400 VALIDATION_ERROR.
+ */
+function handleSprint<R extends RouteConfig>(
+  api: OpenAPIHono<AppEnv>,
+  route: R,
+  fn: (args: AuthedHandlerArgs<R>) => Promise<Response>,
+): void {
+  const hook = (
+    result: { success: boolean; error?: ZodError; target?: string },
+    c: Context<AppEnv>,
+  ) => {
+    if (result.success || !result.error) return undefined;
+    const fields = fieldErrors(result.error);
+    const first = fields[0];
+    const target = result.target ?? "json";
+    return c.json(
+      errorBody("VALIDATION_ERROR", first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
+        target,
+        fields,
+        recovery: recoveryFor(fields.map((f) => f.path), target),
+      }),
+      400,
+    );
+  };
+  const valid = (c: Context<AppEnv>, target: string) =>
+    (c.req as unknown as { valid(t: string): unknown }).valid(target);
+  api.openapi(
+    route,
+    ((c: Context<AppEnv>) =>
+      fn({
+        c,
+        ctx: actorCtx(c.get("deps"), c.get("actor")),
+        body: route.request?.body ? valid(c, "json") : undefined,
+        query: route.request?.query ? valid(c, "query") : undefined,
+        params: route.request?.params ? valid(c, "param") : undefined,
+      } as AuthedHandlerArgs<R>)) as never,
+    hook as never,
+  );
+}
+
+export function registerSprints(api: OpenAPIHono<AppEnv>): void {
+  handle(api, listRoute, async ({ c, ctx }) => ok(c, await listSprints(ctx)));
+  // Registered before /sprint/{sprintId} so that `current` is never read as an id.
+  handle(api, currentRoute, async ({ c, query, ctx }) => ok(c, await currentSprint(ctx, query.include)));
+  handleSprint(api, getRoute, async ({ c, params, ctx }) => ok(c, await getSprint(ctx, params.sprintId)));
+  handleSprint(api, assignRoute, async ({ c, body, ctx }) => {
+    const { result, replayed } = await assignTicketToSprint(ctx, body);
+    if (replayed) c.header("Idempotent-Replayed", "true");
+    return ok(c, result);
+  });
+  handleSprint(api, createRoute, async ({ c, body, ctx }) => ok(c, await createSprint(ctx, body), 201));
+  handleSprint(
+    api,
+    patchRoute,
+    async ({ c, params, body, ctx }) => ok(c, await patchSprint(ctx, params.sprintId, body)),
+  );
 }

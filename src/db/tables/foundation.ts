@@ -107,6 +107,8 @@ export interface SessionsTable {
 export interface SessionActivitiesTable {
   id: string;
   session_id: string;
+  /** Per-session ordinal (sessions area migration 0003). */
+  seq: number;
   type: "thought" | "action" | "elicitation" | "response" | "error";
   body: string | null;
   action: string | null;
@@ -138,6 +140,8 @@ export interface PairingCodesTable {
   id: string;
   code: string;
   project_id: string;
+  /** Organization at issue (sessions area migration 0003). */
+  org_id?: string | null;
   agent_id: string | null;
   agent_name: string | null;
   role: Generated<AgentRole>;

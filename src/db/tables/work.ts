@@ -1,3 +1,4 @@
+import type { ColumnType } from "kysely";
 import type { Generated, Json, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
 export interface AcceptanceCriterion {
@@ -151,6 +152,8 @@ export interface ThreadMessagesTable {
   sub_agent_name: string | null;
   content: string;
   created_at: Timestamp;
+  /** bigserial added by 0009_shared (write order): read back as a string. */
+  seq: Generated<string>;
 }
 
 export type LedgerType =
@@ -195,7 +198,10 @@ export interface LedgerEntriesTable {
   activity: string | null;
   env_health: NullableJson<Record<string, unknown>>;
   created_at: Timestamp;
+  /** Added by 0007_ledger: the file a BLOCKED entry is blocked by. */
+  blocked_by_file: NullableText;
 }
+type NullableText = ColumnType<string | null, string | null | undefined, string | null>;
 
 export interface BriefVersionsTable {
   project_id: string;

@@ -4,6 +4,7 @@ import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hashToken } from "@/domain/shared/crypto.ts";
 import { fail } from "@/domain/shared/errors.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
+import { SUBAGENT_SCOPES } from "./scopes.ts";
 import {
   API_KEY_PREFIX,
   nextIdleExpiry,
@@ -13,7 +14,8 @@ import {
   SUBAGENT_TOKEN_PREFIX,
 } from "./token-policy.ts";
 
-const SUB_AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+export const SUB_AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const OPEN_STATUSES = ["active", "awaiting_input", "error"] as const;
 
 export interface AuthenticateInput {
   bearer: string | undefined;
@@ -23,7 +25,8 @@ export interface AuthenticateInput {
 
 /**
  * Resolves a bearer token to its actor, refusing missing, malformed, expired, revoked or idle
- * credentials and inactive agents, projects and organizations with one 401. Refreshes the idle window.
+ * credentials, revoked agents, archived projects and suspended organizations with one 401.
+ * Session tokens: counts the 200-per-5-minutes budget and restarts the idle window.
  */
 export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): Promise<Actor> {
   const token = input.bearer?.trim();
@@ -37,6 +40,11 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
     .innerJoin("projects as p", "p.id", "t.project_id")
     .innerJoin("organizations as o", "o.id", "p.org_id")
     .leftJoin("sessions as s", "s.id", "t.session_id")
+    .leftJoin("tokens as parent", "parent.id", "t.parent_token_id")
+    .leftJoin(
+      "sub_agents as sa",
+      (join) => join.onRef("sa.parent_agent_id", "=", "t.agent_id").onRef("sa.name", "=", "t.sub_agent_name"),
+    )
     .select([
       "t.id as tokenId",
       "t.kind",
@@ -47,6 +55,9 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
       "t.expires_at as expiresAt",
       "t.idle_expires_at as idleExpiresAt",
       "t.revoked_at as revokedAt",
+      "parent.revoked_at as parentRevokedAt",
+      "sa.role as subAgentRole",
+      "sa.revoked_at as subAgentRevokedAt",
       "a.id as agentId",
       "a.name as agentName",
       "a.platform",
@@ -67,15 +78,24 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
   if (row.idleExpiresAt && row.idleExpiresAt <= now) {
     throw fail.unauthorized("Token expired after inactivity");
   }
-  if (row.agentStatus !== "active") throw fail.unauthorized("Agent is offline or revoked");
+  if (row.agentStatus === "revoked") throw fail.unauthorized("Agent revoked");
   if (row.projectStatus !== "active") throw fail.unauthorized("Project is archived");
   if (row.orgStatus !== "active") throw fail.unauthorized("Organization is suspended");
-  if (row.sessionId && (row.sessionStatus === "complete" || row.sessionStatus === "canceled")) {
+  if (row.sessionId && !(OPEN_STATUSES as readonly string[]).includes(row.sessionStatus ?? "")) {
     throw fail.unauthorized("Session is closed; pair again or refresh");
   }
-
-  let subAgentName = row.subAgentName;
   let role: AgentRole = row.role;
+  let scopes = row.scopes;
+  let subAgentName = row.subAgentName;
+  let sessionId = row.sessionId;
+  if (kind.actorKind === "subagent") {
+    if (row.parentRevokedAt) {
+      throw fail.unauthorized("Parent session token was revoked or rotated");
+    }
+    if (!row.subAgentRole || row.subAgentRevokedAt) throw fail.unauthorized("Sub-agent is not registered");
+    role = row.subAgentRole;
+  }
+
   if (kind.actorKind === "session" && input.subAgentHeader !== undefined) {
     const name = input.subAgentHeader;
     if (!SUB_AGENT_NAME.test(name)) throw fail.unauthorized("Malformed X-Svc-SubAgent");
@@ -83,8 +103,15 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
       .where("parent_agent_id", "=", row.agentId).where("name", "=", name).where("revoked_at", "is", null)
       .executeTakeFirst();
     if (!sub) throw fail.unauthorized(`Sub-agent "${name}" is not registered`);
+    const own = await ctx.db.selectFrom("sessions").select("id").where("agent_id", "=", row.agentId)
+      .where("sub_agent_name", "=", sub.name).where("status", "in", [...OPEN_STATUSES])
+      .orderBy("started_at", "desc").limit(1).executeTakeFirst();
     subAgentName = sub.name;
     role = sub.role;
+    // Acting as a sub-agent never grants more than a sub-agent token would carry.
+    scopes = (scopes.length === 0 ? [...SUBAGENT_SCOPES] : scopes)
+      .filter((s) => (SUBAGENT_SCOPES as string[]).includes(s));
+    sessionId = own?.id ?? null;
   }
 
   if (kind.actorKind === "session") {
@@ -110,8 +137,8 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
     projectId: row.projectId,
     orgId: row.orgId,
     plan: row.plan,
-    scopes: row.scopes,
-    sessionId: row.sessionId,
+    scopes,
+    sessionId,
     subAgentName,
     tokenCreatedAt: row.createdAt,
     tokenExpiresAt: row.expiresAt,

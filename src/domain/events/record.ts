@@ -14,31 +14,24 @@ export interface EventInput {
 }
 
 /**
- * Appends an event to the project's feed inside the caller's transaction. The per-project sequence
- * is taken with a row lock, so sequence order is commit order and a poller never skips an event.
+ * Appends an event to the project's feed inside the caller's transaction and returns its sequence.
+ *
+ * Why a poller of GET /events never skips or repeats an event: the per-project counter row in
+ * `event_cursors` is incremented by one upsert, which takes that row's lock until the transaction
+ * ends. A second writer of the same project waits for the first to commit (or roll back) before it
+ * gets the next number, so sequence numbers are handed out in commit order and every committed
+ * prefix 1..n is gap-free. A reader's snapshot that contains event n therefore contains 1..n-1 too,
+ * and "seq > cursor ORDER BY seq" is exactly-once. A rolled-back writer releases its number (the
+ * counter update rolls back with it), so no hole is left behind either.
  * Call it last in a transaction to keep the lock short.
  */
 export async function recordEvent(trx: Trx, input: EventInput): Promise<number> {
-  const row = await trx.updateTable("event_cursors")
-    .set({ seq: sql`seq + 1` })
-    .where("project_id", "=", input.projectId)
+  const row = await trx.insertInto("event_cursors")
+    .values({ project_id: input.projectId, seq: 1 })
+    .onConflict((oc) => oc.column("project_id").doUpdateSet({ seq: sql`event_cursors.seq + 1` }))
     .returning("seq")
-    .executeTakeFirst();
-  let seq: number;
-  if (row) {
-    seq = Number(row.seq);
-  } else {
-    await trx.insertInto("event_cursors").values({ project_id: input.projectId, seq: 1 })
-      .onConflict((oc) => oc.column("project_id").doUpdateSet({ seq: sql`event_cursors.seq + 1` }))
-      .execute();
-    const again = await trx.selectFrom("event_cursors").select("seq").where(
-      "project_id",
-      "=",
-      input.projectId,
-    )
-      .executeTakeFirstOrThrow();
-    seq = Number(again.seq);
-  }
+    .executeTakeFirstOrThrow();
+  const seq = Number(row.seq);
   await trx.insertInto("events").values({
     project_id: input.projectId,
     seq,

@@ -32,16 +32,29 @@ export interface IssuedCode {
   ttlSeconds: number;
 }
 
-/** Stores a fresh pairing code (retrying the rare collision) and returns it. */
+/**
+ * Stores a fresh pairing code (retrying the rare collision) and returns it. A code whose agentName names
+ * an existing agent of the project is issued for that agent: it pairs as that agent (AGENT_REVOKED,
+ * AGENT_NOT_FOUND when it was revoked or deleted meanwhile).
+ */
 export async function issuePairingCode(db: DbOrTrx, input: IssueCodeInput): Promise<IssuedCode> {
   const expiresAt = new Date(input.now.getTime() + input.ttlSeconds * 1000);
+  const project = await db.selectFrom("projects").select("org_id").where("id", "=", input.projectId)
+    .executeTakeFirst();
+  let agentId = input.agentId ?? null;
+  if (!agentId && input.agentName) {
+    const named = await db.selectFrom("agents").select("id").where("project_id", "=", input.projectId)
+      .where((eb) => eb(eb.fn("lower", ["name"]), "=", input.agentName!.toLowerCase())).executeTakeFirst();
+    agentId = named?.id ?? null;
+  }
   for (let attempt = 0; attempt < 5; attempt++) {
     const code = randomPairingCode();
     const inserted = await db.insertInto("pairing_codes").values({
       id: crypto.randomUUID(),
       code,
       project_id: input.projectId,
-      agent_id: input.agentId ?? null,
+      org_id: project?.org_id ?? null,
+      agent_id: agentId,
       agent_name: input.agentName ?? null,
       role: input.role ?? "generator",
       platform: input.platform ?? null,

@@ -60,9 +60,9 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
     const attempts = await hitCounter(ctx.db, `pair:ip:${clientIp}`, PAIRING_IP_WINDOW_MS, now);
     if (attempts.count > PAIRING_ATTEMPTS_PER_IP) {
       const retryAfter = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
-      throw new DomainError(429, "RATE_LIMITED", "Too many pairing attempts from this address", {
-        retryAfterSeconds: retryAfter,
-      }, { "Retry-After": String(retryAfter) });
+      throw new DomainError(429, "RATE_LIMITED", "Too many pairing attempts from this address", undefined, {
+        "Retry-After": String(retryAfter),
+      });
     }
     return await connectWithCode(ctx, input, now);
   } catch (err) {
@@ -81,7 +81,13 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
 
   const project = await ctx.db.selectFrom("projects").selectAll().where("id", "=", code.project_id)
     .executeTakeFirst();
-  if (!project) throw new DomainError(404, "PROJECT_NOT_FOUND", "The code's project no longer exists");
+  if (!project) {
+    const orgGone = code.org_id &&
+      !(await ctx.db.selectFrom("organizations").select("id").where("id", "=", code.org_id)
+        .executeTakeFirst());
+    if (orgGone) throw new DomainError(404, "ORG_NOT_FOUND", "The code's organization no longer exists");
+    throw new DomainError(404, "PROJECT_NOT_FOUND", "The code's project no longer exists");
+  }
   const org = await ctx.db.selectFrom("organizations").selectAll().where("id", "=", project.org_id)
     .executeTakeFirst();
   if (!org) throw new DomainError(404, "ORG_NOT_FOUND", "The code's organization no longer exists");
@@ -157,10 +163,11 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
         recovery: newCodeRecovery,
       });
     }
-    const platform = input.platform ?? code.platform ?? agent.platform;
+    // A code minted for a platform and model (orchestrator or admin) fixes them; otherwise the agent says.
+    const platform = code.platform ?? input.platform ?? agent.platform;
     await trx.updateTable("agents").set({
       platform,
-      model: input.model ?? code.model ?? agent.model,
+      model: code.model ?? input.model ?? agent.model,
       company: input.company ?? inferCompany(platform) ?? agent.company,
       ...(input.capabilities ? { capabilities: toJson(input.capabilities) } : {}),
       ...(input.partnerManagedSessionId ? { partner_managed_session_id: input.partnerManagedSessionId } : {}),
@@ -243,6 +250,10 @@ async function resolveAgent(
       .executeTakeFirst();
     if (!agent) {
       throw new DomainError(404, "AGENT_NOT_FOUND", "The agent this code was issued for no longer exists");
+    }
+    if (agent.status !== "revoked" && agent.role !== input.role) {
+      await trx.updateTable("agents").set({ role: input.role }).where("id", "=", agent.id).execute();
+      return { ...agent, role: input.role };
     }
     return agent;
   }

@@ -1,6 +1,6 @@
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { readCounter } from "@/domain/shared/counters.ts";
-import { PLAN_HOURLY_UNITS } from "@/domain/limits/rate-limit.ts";
+import { PLAN_HOURLY_UNITS, PROJECT_HOURLY_FACTOR } from "@/domain/limits/rate-limit.ts";
 import { projectPhase } from "@/domain/projects/overview.ts";
 
 export const ME_CACHE_MS = 30_000;
@@ -25,14 +25,19 @@ export async function describeMe(ctx: ActorCtx) {
     cache.set(key, entry);
   }
   const limit = PLAN_HOURLY_UNITS[ctx.actor.plan];
-  const used = limit === null
-    ? 0
-    : await readCounter(ctx.db, `units:agent:${ctx.actor.agentId}`, 3600_000, ctx.clock.now());
+  // Same figure as meta.callsRemaining: the lower of the agent's and the project's hourly windows.
+  let remaining: number | null = null;
+  if (limit !== null) {
+    const at = ctx.clock.now();
+    const agentUsed = await readCounter(ctx.db, `units:agent:${ctx.actor.agentId}`, 3600_000, at);
+    const projectUsed = await readCounter(ctx.db, `units:project:${ctx.actor.projectId}`, 3600_000, at);
+    remaining = Math.max(0, Math.min(limit - agentUsed, limit * PROJECT_HOURLY_FACTOR - projectUsed));
+  }
   return {
     ...entry.body,
     plan: {
       tier: ctx.actor.plan,
-      callsRemaining: limit === null ? null : Math.max(0, limit - used),
+      callsRemaining: remaining,
       callsLimit: limit,
     },
     cachedAt: entry.cachedAt,

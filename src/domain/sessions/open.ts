@@ -3,30 +3,26 @@ import type { AgentRole } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { sessionScopes } from "@/domain/auth/scopes.ts";
 import { nextIdleExpiry, SESSION_MAX_AGE_MS, SESSION_TOKEN_PREFIX } from "@/domain/auth/token-policy.ts";
+import { recordEvent } from "@/domain/events/record.ts";
 import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
+import { closeSessions, OPEN_SESSION_STATUSES } from "./close.ts";
 
-const OPEN_STATUSES = ["active", "awaiting_input", "error"] as const;
+export { revokeSessionTokens } from "@/domain/auth/revoke.ts";
 
 /** Completes every open session of the agent (not its sub-agents') and revokes their tokens. */
 export async function completeOpenSessions(trx: Trx, agentId: string, now: Date): Promise<string[]> {
-  const closed = await trx.updateTable("sessions").set({ status: "complete", ended_at: now })
-    .where("agent_id", "=", agentId).where("sub_agent_name", "is", null)
-    .where("status", "in", [...OPEN_STATUSES]).returning("id").execute();
-  const ids = closed.map((s) => s.id);
-  if (ids.length > 0) await revokeSessionTokens(trx, ids, now);
-  return ids;
-}
-
-/** Revokes the tokens bound to the sessions, and the sub-agent tokens minted from them. */
-export async function revokeSessionTokens(trx: Trx, sessionIds: string[], now: Date): Promise<void> {
-  if (sessionIds.length === 0) return;
-  const revoked = await trx.updateTable("tokens").set({ revoked_at: now })
-    .where("session_id", "in", sessionIds).where("revoked_at", "is", null).returning("id").execute();
-  const parentIds = revoked.map((t) => t.id);
-  if (parentIds.length > 0) {
-    await trx.updateTable("tokens").set({ revoked_at: now })
-      .where("parent_token_id", "in", parentIds).where("revoked_at", "is", null).execute();
-  }
+  const open = await trx.selectFrom("sessions").select(["id", "project_id"]).where("agent_id", "=", agentId)
+    .where("sub_agent_name", "is", null).where("status", "in", [...OPEN_SESSION_STATUSES]).execute();
+  const first = open[0];
+  if (!first) return [];
+  return await closeSessions(trx, {
+    projectId: first.project_id,
+    sessionIds: open.map((s) => s.id),
+    status: "complete",
+    byAgentId: agentId,
+    reason: "paired_again",
+    now,
+  });
 }
 
 export interface OpenedSession {
@@ -36,29 +32,64 @@ export interface OpenedSession {
   expiresAt: Date;
 }
 
-/** Opens a pairing session for the agent and issues its `svc_sess_` token (7-day hard limit, idle window). */
-export async function openPairingSession(
+/** Opens a session row (no token) and records `session.opened`. */
+export async function insertSession(
   trx: Trx,
-  input: { projectId: string; agentId: string; role: AgentRole; now: Date },
-): Promise<OpenedSession> {
+  input: {
+    projectId: string;
+    agentId: string;
+    subAgentName: string | null;
+    source: "pairing" | "subagent" | "oauth" | "api_key";
+    now: Date;
+  },
+): Promise<string> {
   const sessionId = crypto.randomUUID();
   await trx.insertInto("sessions").values({
     id: sessionId,
     project_id: input.projectId,
     agent_id: input.agentId,
-    sub_agent_name: null,
-    source: "pairing",
+    sub_agent_name: input.subAgentName,
+    source: input.source,
     ticket_id: null,
     started_at: input.now,
   }).execute();
+  await recordEvent(trx, {
+    projectId: input.projectId,
+    kind: "session.opened",
+    entityType: "session",
+    entityId: sessionId,
+    agentId: input.agentId,
+    data: { source: input.source, subAgentName: input.subAgentName },
+    now: input.now,
+  });
+  return sessionId;
+}
+
+/** Opens a pairing session for the agent and issues its `svc_sess_` token (7-day hard limit, idle window). */
+export async function openPairingSession(
+  trx: Trx,
+  input: { projectId: string; agentId: string; role: AgentRole; now: Date },
+): Promise<OpenedSession> {
+  const sessionId = await insertSession(trx, { ...input, subAgentName: null, source: "pairing" });
   const issued = await issueSessionToken(trx, { ...input, sessionId });
   return { sessionId, ...issued };
 }
 
-/** Stores a new session token for an existing session; the caller sees the secret once. */
+/**
+ * Stores a new session token for an existing session; the caller sees the secret once. Scopes are the
+ * role's default. `unused` leaves `last_used_at` empty, marking a `meta.refreshedToken` replacement
+ * not used yet (refresh.ts revokes those when the old token is refreshed instead).
+ */
 export async function issueSessionToken(
   trx: Trx,
-  input: { projectId: string; agentId: string; role: AgentRole; sessionId: string; now: Date },
+  input: {
+    projectId: string;
+    agentId: string;
+    role: AgentRole;
+    sessionId: string;
+    now: Date;
+    unused?: boolean;
+  },
 ): Promise<{ sessionToken: string; tokenId: string; expiresAt: Date }> {
   const sessionToken = `${SESSION_TOKEN_PREFIX}${randomSecret(32)}`;
   const tokenId = crypto.randomUUID();
@@ -77,7 +108,7 @@ export async function issueSessionToken(
     created_at: input.now,
     expires_at: expiresAt,
     idle_expires_at: nextIdleExpiry(input.now, expiresAt),
-    last_used_at: input.now,
+    last_used_at: input.unused ? null : input.now,
   }).execute();
   return { sessionToken, tokenId, expiresAt };
 }

@@ -1,0 +1,110 @@
+import { z } from "@hono/zod-openapi";
+import { envelope, RecoverySchema } from "./common.ts";
+
+const FilePath = z.string().min(1).max(500).openapi({
+  description: "Repository-relative path, 1 to 500 characters; compared exactly (case-sensitive)",
+  example: "src/app.ts",
+});
+
+export const NextActionSchema = z.object({
+  action: z.string().openapi({ example: "LOG_PROGRESS" }),
+  message: z.string(),
+}).openapi("NextAction");
+
+export const ClaimBody = z.object({
+  files: z.array(FilePath).min(1).max(20).openapi({ description: "1 to 20 paths; duplicates count once" }),
+  ticketId: z.string().min(1).max(64).optional().openapi({
+    description: "Ticket UUID or key (`PREFIX-n`); links the claim to the ticket",
+  }),
+  estimatedSeconds: z.number().int().positive().max(86_400).optional().openapi({
+    description:
+      "Positive integer (at most 86400): expiry = now + estimatedSeconds. Without it, a first claim " +
+      "and a re-claim both expire 30 minutes ahead",
+  }),
+  allowSubAgents: z.boolean().optional().openapi({
+    description: "Lets this agent's sub-agents work under the claim (their claims answer `inherited`)",
+  }),
+  commitSha: z.string().min(7).max(64).regex(/^[0-9a-fA-F]+$/).optional().openapi({
+    description: "Commit the work starts from (7 to 64 hex characters), recorded on the claim",
+  }),
+}).openapi("ClaimRequest");
+
+export const ClaimItem = z.object({
+  file: z.string(),
+  claimedAt: z.string().openapi({ description: "ISO 8601; unchanged by renewals" }),
+  expiresAt: z.string().openapi({ description: "ISO 8601; after it the claim stops counting" }),
+}).openapi("Claim");
+
+export const ClaimData = z.object({
+  claims: z.array(ClaimItem),
+  nextAction: NextActionSchema,
+  idempotent: z.literal(true).optional().openapi({ description: "Every file was already yours" }),
+  renewed: z.literal(true).optional().openapi({ description: "With `idempotent`: the expiry was moved" }),
+  inherited: z.literal(true).optional().openapi({
+    description: "Some files are held by your parent agent with allowSubAgents; you work under its claim",
+  }),
+  restored: z.literal(true).optional().openapi({
+    description: "Your claim from a session that ended less than 5 minutes ago moved to this session",
+  }),
+}).openapi("ClaimResult");
+
+export const ClaimConflictSchema = z.object({
+  file: z.string(),
+  claimantName: z.string().openapi({ description: "`agentName` or `agentName/subAgentName`" }),
+  claimedAt: z.string(),
+  expiresAt: z.string().optional(),
+  claimAgeMinutes: z.number().int(),
+  isStale: z.boolean().openapi({ description: "Older than 10 minutes; still never taken over" }),
+  status: z.enum(["active", "grace_period"]),
+  ticketId: z.string().nullable().optional(),
+  warning: z.string(),
+  recovery: RecoverySchema,
+}).openapi("ClaimConflict");
+
+export const ClaimResponse = envelope(ClaimData).openapi("ClaimResponse");
+
+export const ClaimConflictError = z.object({
+  error: z.object({
+    code: z.literal("CONFLICT"),
+    message: z.string(),
+    details: z.object({ conflicts: z.array(ClaimConflictSchema) }),
+  }),
+}).openapi("ClaimConflictError");
+
+export const ClaimCheckQuery = z.object({
+  files: z.string().min(1).openapi({
+    description: "Comma-separated paths, 1 to 20",
+    example: "src/a.ts,src/b.ts",
+  }),
+});
+
+export const ClaimCheckItem = z.object({
+  file: z.string(),
+  available: z.boolean().openapi({
+    description: "True when no live claim of anyone (you included) holds it",
+  }),
+  claimant: z.string().optional().openapi({ description: "`agentName` or `agentName/subAgentName`" }),
+  isSelf: z.boolean().optional().openapi({ description: "The claim is yours (same agent and sub-agent)" }),
+  isStale: z.boolean().optional(),
+  claimedAt: z.string().optional(),
+  expiresAt: z.string().optional(),
+  status: z.enum(["active", "grace_period"]).optional(),
+}).openapi("ClaimCheckItem");
+
+export const ClaimCheckResponse = envelope(z.object({ files: z.array(ClaimCheckItem) })).openapi(
+  "ClaimCheckResponse",
+);
+
+export const ReleaseBody = z.object({
+  files: z.array(FilePath).min(1).max(100).optional().openapi({
+    description: "Frees every active claim of yours that includes any of these files (all files of it)",
+  }),
+  all: z.literal(true).optional().openapi({ description: "Frees every active claim of yours" }),
+}).refine((b) => (b.files !== undefined) !== (b.all !== undefined), {
+  message: "Send exactly one of `files` or `all: true`",
+  path: ["files"],
+}).openapi("ReleaseRequest");
+
+export const ReleaseResponse = envelope(z.object({
+  released: z.array(z.string()).openapi({ description: "Files freed, sorted; empty when nothing matched" }),
+})).openapi("ReleaseResponse");

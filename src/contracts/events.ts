@@ -1,0 +1,51 @@
+import { z } from "@hono/zod-openapi";
+import { envelope } from "./common.ts";
+
+export const EventsQuery = z.object({
+  since: z.string().max(200).optional().openapi({
+    description:
+      "A `nextCursor` (or context `pollingHint.cursor`) passed back unchanged, or an ISO 8601 time " +
+      "(start after the last event recorded at or before it). Omitted: from the first event of the project.",
+    example: "ZXYxLjEyMzQ1Njc4LjQy",
+  }),
+  limit: z.coerce.number().int().min(1).max(500).optional().openapi({
+    description: "Events per page, 1 to 500, default 100",
+  }),
+  kinds: z.string().max(1000).optional().openapi({
+    description:
+      "Comma list of kinds to keep: exact (`ticket.moved`) or prefixes ending in a dot (`ticket.`). " +
+      "The cursor still advances over the events left out.",
+    example: "ticket.,claim.acquired",
+  }),
+}).openapi("EventsQuery");
+
+export const EventSchema = z.object({
+  seq: z.number().int().openapi({ description: "Per-project sequence, gap-free, in commit order" }),
+  kind: z.string().openapi({ example: "ticket.moved", description: "`<entity>.<verb>`" }),
+  entityType: z.string().openapi({ example: "ticket" }),
+  entityId: z.string().nullable(),
+  agentId: z.string().nullable().openapi({ description: "The acting agent, null for the service" }),
+  data: z.record(z.string(), z.unknown()).openapi({ description: "Kind-specific summary; never secrets" }),
+  createdAt: z.string(),
+}).openapi("Event");
+
+export const EventsData = z.object({
+  events: z.array(EventSchema).openapi({ description: "Oldest first" }),
+  nextCursor: z.string().openapi({
+    description: "Always present: poll again with `since=<nextCursor>`. It moves past every event returned " +
+      "(and past filtered-out ones), never past one that is not yet visible.",
+  }),
+  hasMore: z.boolean().openapi({ description: "True when the page was full: call again at once" }),
+}).openapi("EventsPage");
+
+export const EventsResponse = envelope(EventsData);
+
+/** Webhook delivery body (documented design; this release delivers through GET /events only). */
+export const WebhookDelivery = z.object({
+  id: z.string().openapi({ description: "`<projectId>:<seq>`: idempotency key of the delivery" }),
+  projectId: z.string(),
+  partnerManagedSessionId: z.string().openapi({
+    description: "The value the agent gave at POST /pair/connect",
+  }),
+  event: EventSchema,
+}).openapi("WebhookDelivery");

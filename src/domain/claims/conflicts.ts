@@ -1,0 +1,97 @@
+import type { Recovery } from "@/domain/shared/errors.ts";
+import type { Holder } from "./holders.ts";
+import { ageMinutes, claimantName, isStale } from "./policy.ts";
+
+/** One entry of a 409 CONFLICT's `details.conflicts`. */
+export interface ClaimConflict {
+  file: string;
+  claimantName: string;
+  claimedAt: string;
+  expiresAt?: string;
+  claimAgeMinutes: number;
+  isStale: boolean;
+  /** `grace_period`: the holder's session ended and it may still reconnect and restore the claim. */
+  status: "active" | "grace_period";
+  ticketId?: string | null;
+  warning: string;
+  recovery: Recovery;
+}
+
+interface Requester {
+  agentId: string;
+  subAgentName: string | null;
+}
+
+/**
+ * Describes a file held by someone else. Recovery (design):
+ * - `release`: the holder is the caller's own agent under another identity (the parent, or one of its
+ *   sub-agents); that identity releases with POST /release, or the parent re-claims with allowSubAgents.
+ * - `wait_or_contact`: the claim is stale (older than 10 minutes) and not in its grace period; it is
+ *   never taken over, so wait for its expiry or ask the holder (open a thread) to release it.
+ * - `wait`: a fresh claim, or one in its grace period; retry after `expiresAt` (or the grace period).
+ */
+export function conflictOf(holder: Holder, requester: Requester, now: Date): ClaimConflict {
+  const name = claimantName(holder.agentName, holder.subAgentName);
+  const stale = isStale(holder.claimedAt, now);
+  const age = ageMinutes(holder.claimedAt, now);
+  const base = {
+    file: holder.file,
+    claimantName: name,
+    claimedAt: holder.claimedAt.toISOString(),
+    expiresAt: holder.expiresAt.toISOString(),
+    claimAgeMinutes: age,
+    isStale: stale,
+    status: holder.status,
+    ticketId: holder.ticketId,
+  };
+  if (holder.agentId === requester.agentId) {
+    return {
+      ...base,
+      warning: `${holder.file} is held by ${name}, another identity of your own agent`,
+      recovery: {
+        action: "release",
+        endpoint: "POST /release",
+        hint: holder.subAgentName === null
+          ? `Your parent agent holds ${holder.file} without allowSubAgents: it should release it, or re-claim it with allowSubAgents: true`
+          : `Your sub-agent ${holder.subAgentName} holds ${holder.file}: release it with the sub-agent's credentials`,
+        payloadHint: { files: [holder.file] },
+      },
+    };
+  }
+  if (holder.status === "grace_period") {
+    return {
+      ...base,
+      warning:
+        `${holder.file} is held by ${name}, whose session ended; the claim is kept for a grace period so it can reconnect`,
+      recovery: {
+        action: "wait",
+        endpoint: "GET /claim/check",
+        hint: "Wait for the grace period to end, then claim again",
+        payloadHint: null,
+      },
+    };
+  }
+  if (stale) {
+    return {
+      ...base,
+      warning:
+        `${holder.file} has been held by ${name} for ${age} minutes (stale); stale claims are never taken over`,
+      recovery: {
+        action: "wait_or_contact",
+        endpoint: "POST /thread",
+        hint: `Wait until ${holder.expiresAt.toISOString()} or ask ${name} to release the file`,
+        payloadHint: { intent: `Please release ${holder.file}`, expectedFiles: [holder.file] },
+      },
+    };
+  }
+  return {
+    ...base,
+    warning: `${holder.file} is held by ${name} (claimed ${age} minutes ago)`,
+    recovery: {
+      action: "wait",
+      endpoint: "GET /claim/check",
+      hint: `Wait until ${holder.expiresAt.toISOString()} or until ${name} releases it, then claim again`,
+      payloadHint: null,
+    },
+  };
+}

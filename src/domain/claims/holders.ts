@@ -1,0 +1,110 @@
+import type { DbOrTrx, Trx } from "@/db/database.ts";
+import type { EventInput } from "@/domain/events/record.ts";
+import { CLAIM_GRACE_MS } from "./policy.ts";
+
+/** A file's current holder: a live claim (not released, not expired, not past its grace period). */
+export interface Holder {
+  file: string;
+  claimId: string;
+  agentId: string;
+  agentName: string;
+  subAgentName: string | null;
+  sessionId: string | null;
+  ticketId: string | null;
+  commitSha: string | null;
+  allowSubAgents: boolean;
+  claimedAt: Date;
+  expiresAt: Date;
+  /** `grace_period` when the claiming session ended and the owner may still reconnect. */
+  status: "active" | "grace_period";
+}
+
+/** Live holders of `files` in the project, one row per held file. */
+export async function liveHolders(
+  db: DbOrTrx,
+  projectId: string,
+  files: string[],
+  now: Date,
+): Promise<Holder[]> {
+  if (files.length === 0) return [];
+  const graceStart = new Date(now.getTime() - CLAIM_GRACE_MS);
+  const rows = await db.selectFrom("claim_files as f")
+    .innerJoin("claims as c", "c.id", "f.claim_id")
+    .innerJoin("agents as a", "a.id", "c.agent_id")
+    .leftJoin("sessions as s", "s.id", "c.session_id")
+    .select([
+      "f.file",
+      "c.id as claimId",
+      "c.agent_id as agentId",
+      "a.name as agentName",
+      "c.sub_agent_name as subAgentName",
+      "c.session_id as sessionId",
+      "c.ticket_id as ticketId",
+      "c.commit_sha as commitSha",
+      "c.allow_sub_agents as allowSubAgents",
+      "c.claimed_at as claimedAt",
+      "c.expires_at as expiresAt",
+      "s.ended_at as sessionEndedAt",
+    ])
+    .where("f.project_id", "=", projectId)
+    .where("f.file", "in", files)
+    .where("f.released_at", "is", null)
+    .where("c.released_at", "is", null)
+    .where("c.expires_at", ">", now)
+    .where((eb) => eb.or([eb("s.ended_at", "is", null), eb("s.ended_at", ">", graceStart)]))
+    .execute();
+  return rows.map(({ sessionEndedAt, ...row }) => ({
+    ...row,
+    status: sessionEndedAt ? "grace_period" : "active",
+  }));
+}
+
+/**
+ * Releases the dead claims (expired, or whose ended session is past the grace period) that still pin
+ * any of `files`, so the one-holder index frees those files. Returns the `claim.released` event to
+ * record at the end of the transaction (the event cursor lock is best held briefly), or null.
+ */
+export async function releaseDeadClaims(
+  trx: Trx,
+  projectId: string,
+  files: string[],
+  now: Date,
+): Promise<EventInput | null> {
+  if (files.length === 0) return null;
+  const graceStart = new Date(now.getTime() - CLAIM_GRACE_MS);
+  const released = await trx.updateTable("claims")
+    .set({ released_at: now })
+    .where("project_id", "=", projectId)
+    .where("released_at", "is", null)
+    .where(
+      "id",
+      "in",
+      (eb) =>
+        eb.selectFrom("claim_files").select("claim_id").where("project_id", "=", projectId)
+          .where("file", "in", files).where("released_at", "is", null),
+    )
+    .where((eb) =>
+      eb.or([
+        eb("expires_at", "<=", now),
+        eb.exists(
+          eb.selectFrom("sessions as s").select("s.id").whereRef("s.id", "=", "claims.session_id")
+            .where("s.ended_at", "is not", null).where("s.ended_at", "<=", graceStart),
+        ),
+      ])
+    )
+    .returning(["id", "agent_id"])
+    .execute();
+  const ids = released.map((r) => r.id);
+  if (ids.length === 0) return null;
+  const freed = await trx.updateTable("claim_files").set({ released_at: now })
+    .where("claim_id", "in", ids).where("released_at", "is", null).returning("file").execute();
+  return {
+    projectId,
+    kind: "claim.released",
+    entityType: "claim",
+    entityId: ids[0] ?? null,
+    agentId: released[0]?.agent_id ?? null,
+    data: { claimIds: ids, files: freed.map((f) => f.file).sort(), reason: "expired" },
+    now,
+  };
+}

@@ -1,0 +1,36 @@
+/** Claim timing rules (spec: Claim, Limits; the grace period and first-claim expiry are designed). */
+
+/** A claim older than this is reported stale; it is still never taken over by another agent. */
+export const STALE_CLAIM_MS = 10 * 60_000;
+/** Expiry of a re-claim without `estimatedSeconds`, and (design) of a first claim without it. */
+export const DEFAULT_CLAIM_MS = 30 * 60_000;
+/**
+ * (design) Grace period: when the session that made a claim ends without releasing it, the claim keeps
+ * its files for this long so the agent can reconnect and restore it; then it stops counting.
+ */
+export const CLAIM_GRACE_MS = 5 * 60_000;
+/** (design) Upper bound of `estimatedSeconds`: one day. */
+export const MAX_ESTIMATED_SECONDS = 86_400;
+export const MAX_CLAIM_FILES = 20;
+
+export function isStale(claimedAt: Date, now: Date): boolean {
+  return now.getTime() - claimedAt.getTime() > STALE_CLAIM_MS;
+}
+
+export function ageMinutes(claimedAt: Date, now: Date): number {
+  return Math.max(0, Math.floor((now.getTime() - claimedAt.getTime()) / 60_000));
+}
+
+/** `agentName` or `agentName/subAgentName`. */
+export function claimantName(agentName: string, subAgentName: string | null): string {
+  return subAgentName ? `${agentName}/${subAgentName}` : agentName;
+}
+
+/** SQLSTATE of a driver error (PGlite and postgres.js both expose `code`). */
+export function sqlState(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}

@@ -1,0 +1,118 @@
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { fail } from "@/domain/shared/errors.ts";
+import { resolveTicketRef } from "@/domain/tickets/refs.ts";
+import { assertBackpressure } from "@/domain/ledger/backpressure.ts";
+import { acquireClaims, type AcquireResult } from "./acquire.ts";
+import { liveHolders } from "./holders.ts";
+import { claimantName, isStale, MAX_CLAIM_FILES } from "./policy.ts";
+import { releaseClaims } from "./release.ts";
+
+export interface ClaimRequest {
+  files: string[];
+  ticketId?: string | undefined;
+  estimatedSeconds?: number | undefined;
+  allowSubAgents?: boolean | undefined;
+  commitSha?: string | undefined;
+}
+
+/** POST /claim: claims files for the caller (all or nothing), with the per-agent claim budget. */
+export async function claimFiles(
+  ctx: ActorCtx,
+  input: ClaimRequest,
+): Promise<AcquireResult & { nextAction: { action: string; message: string } }> {
+  const { actor } = ctx;
+  const now = ctx.clock.now();
+  await assertBackpressure(ctx.db, actor, "claim", now);
+  const ticketId = input.ticketId ? await resolveTicketRef(ctx.db, actor.projectId, input.ticketId) : null;
+  const result = await ctx.db.transaction().execute((trx) =>
+    acquireClaims(trx, {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      agentName: actor.agentName,
+      subAgentName: actor.subAgentName,
+      sessionId: actor.sessionId,
+      ticketId,
+      files: input.files,
+      ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
+      ...(input.allowSubAgents !== undefined ? { allowSubAgents: input.allowSubAgents } : {}),
+      commitSha: input.commitSha ?? null,
+      now,
+    })
+  );
+  const until = result.claims.map((c) => c.expiresAt).sort()[0];
+  return {
+    ...result,
+    nextAction: {
+      action: "RESUME_WORK",
+      message:
+        `Work on the files; log a PROGRESS entry (POST /ledger) at least every 15 minutes, re-claim before ` +
+        `${until} if you need longer, and release (POST /release) or hand off when done`,
+    },
+  };
+}
+
+export interface CheckItem {
+  file: string;
+  available: boolean;
+  claimant?: string;
+  isSelf?: boolean;
+  isStale?: boolean;
+  claimedAt?: string;
+  expiresAt?: string;
+  status?: "active" | "grace_period";
+}
+
+/** GET /claim/check: who holds each file now (expired and past-grace claims do not count). */
+export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ files: CheckItem[] }> {
+  const files = [...new Set(filesParam.split(",").map((f) => f.trim()))];
+  if (files.some((f) => f.length === 0 || f.length > 500)) {
+    throw fail.validation("Each path in `files` must be 1 to 500 characters", {
+      fields: [{ path: "files", message: "empty or too long path in the list", code: "too_small" }],
+    });
+  }
+  if (files.length > MAX_CLAIM_FILES) {
+    throw fail.validation(`At most ${MAX_CLAIM_FILES} files per check`, {
+      fields: [{ path: "files", message: `Too many files: ${files.length} > 20`, code: "too_big" }],
+    });
+  }
+  const now = ctx.clock.now();
+  const holders = await liveHolders(ctx.db, ctx.actor.projectId, files, now);
+  const byFile = new Map(holders.map((h) => [h.file, h]));
+  return {
+    files: files.map((file) => {
+      const h = byFile.get(file);
+      if (!h) return { file, available: true };
+      return {
+        file,
+        available: false,
+        claimant: claimantName(h.agentName, h.subAgentName),
+        isSelf: h.agentId === ctx.actor.agentId && h.subAgentName === ctx.actor.subAgentName,
+        isStale: isStale(h.claimedAt, now),
+        claimedAt: h.claimedAt.toISOString(),
+        expiresAt: h.expiresAt.toISOString(),
+        status: h.status,
+      };
+    }),
+  };
+}
+
+/** POST /release: frees the caller's own claims (whole claims) by file, or all of them. */
+export async function releaseOwnClaims(
+  ctx: ActorCtx,
+  input: { files?: string[] | undefined; all?: true | undefined },
+): Promise<{ released: string[] }> {
+  const { actor } = ctx;
+  const now = ctx.clock.now();
+  await assertBackpressure(ctx.db, actor, "release", now);
+  const released = await ctx.db.transaction().execute((trx) =>
+    releaseClaims(trx, {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      subAgentName: actor.subAgentName,
+      sessionId: actor.sessionId,
+      ...(input.all ? { all: true } : { files: input.files ?? [] }),
+      now,
+    })
+  );
+  return { released };
+}

@@ -1,0 +1,136 @@
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db/database.ts";
+
+export const DEFAULT_LEDGER_STALE_MINUTES = 15;
+/** meta.context and pendingActions warn this long before LEDGER_STALE starts refusing writes. */
+export const STALE_WARNING_MINUTES = 5;
+
+export interface CallerSituation {
+  unreadNotifications: number;
+  expiringClaims: number;
+  expiredClaims: number;
+  holdsWork: boolean;
+  minutesSilent: number | null;
+  thresholdMinutes: number;
+}
+
+const perRequest = new WeakMap<object, Promise<CallerSituation>>();
+
+/**
+ * The caller's situation computed once per request: `key` is the request's actor object, shared by the
+ * meta.context middleware and GET /context, so the statement runs once.
+ */
+export function callerSituationOnce(
+  key: object,
+  db: DbOrTrx,
+  input: {
+    projectId: string;
+    agentId: string;
+    subAgentName?: string | null;
+    sessionId: string | null;
+    now: Date;
+  },
+): Promise<CallerSituation> {
+  let found = perRequest.get(key);
+  if (!found) {
+    found = callerSituation(db, input);
+    perRequest.set(key, found);
+  }
+  return found;
+}
+
+interface SituationRow {
+  unread: number;
+  expiring: number;
+  expired: number;
+  claim_since: Date | string | null;
+  ticket_since: Date | string | null;
+  last_entry: Date | string | null;
+  threshold: string | null;
+}
+
+/**
+ * The caller's own situation in ONE statement (scalar subqueries, each an index lookup), cheap enough
+ * to run on every authenticated call for `meta.context`. Silence is measured as the LEDGER_STALE gate
+ * does (domain/ledger/stale.ts): from the identity's latest own entry, never from before its current
+ * work began (oldest live claim, or the in-progress ticket's start).
+ */
+export async function callerSituation(
+  db: DbOrTrx,
+  input: {
+    projectId: string;
+    agentId: string;
+    subAgentName?: string | null;
+    sessionId: string | null;
+    now: Date;
+  },
+): Promise<CallerSituation> {
+  const soon = new Date(input.now.getTime() + 5 * 60_000);
+  const sub = input.subAgentName ?? null;
+  const result = await sql<SituationRow>`SELECT
+      (SELECT count(*)::int FROM notifications n
+        WHERE n.recipient_agent_id = ${input.agentId} AND n.read_at IS NULL) AS unread,
+      (SELECT count(*)::int FROM claims c WHERE c.agent_id = ${input.agentId} AND c.released_at IS NULL
+        AND c.expires_at > ${input.now} AND c.expires_at <= ${soon}) AS expiring,
+      (SELECT count(*)::int FROM claims c WHERE c.agent_id = ${input.agentId} AND c.released_at IS NULL
+        AND c.expires_at <= ${input.now}) AS expired,
+      (SELECT min(c.claimed_at) FROM claims c WHERE c.agent_id = ${input.agentId}
+        AND c.sub_agent_name IS NOT DISTINCT FROM ${sub} AND c.released_at IS NULL
+        AND c.expires_at > ${input.now}) AS claim_since,
+      (SELECT min(t.status_changed_at) FROM tickets t WHERE t.assignee_agent_id = ${input.agentId}
+        AND t.sub_agent_name IS NOT DISTINCT FROM ${sub} AND t.status = 'in_progress') AS ticket_since,
+      (SELECT l.created_at FROM ledger_entries l WHERE l.agent_id = ${input.agentId}
+        AND l.sub_agent_name IS NOT DISTINCT FROM ${sub} AND l.source = 'agent'
+        ORDER BY l.seq DESC LIMIT 1) AS last_entry,
+      (SELECT p.settings->>'ledgerStaleMinutes' FROM projects p WHERE p.id = ${input.projectId}) AS threshold`
+    .execute(db);
+  const row = result.rows[0];
+  const starts = [toDate(row?.claim_since), toDate(row?.ticket_since)].filter((d): d is Date => d !== null);
+  const workStart = starts.length > 0 ? starts.reduce((a, b) => (a < b ? a : b)) : null;
+  const lastEntry = toDate(row?.last_entry);
+  const since = workStart && lastEntry && lastEntry > workStart ? lastEntry : workStart;
+  const configured = Number(row?.threshold);
+  const threshold = Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_LEDGER_STALE_MINUTES;
+  return {
+    unreadNotifications: Number(row?.unread ?? 0),
+    expiringClaims: Number(row?.expiring ?? 0),
+    expiredClaims: Number(row?.expired ?? 0),
+    holdsWork: workStart !== null,
+    minutesSilent: since ? Math.max(0, Math.floor((input.now.getTime() - since.getTime()) / 60_000)) : null,
+    thresholdMinutes: threshold,
+  };
+}
+
+function toDate(value: unknown): Date | null {
+  if (value instanceof Date) return value;
+  if (typeof value === "string") {
+    const d = new Date(value);
+    return Number.isNaN(d.getTime()) ? null : d;
+  }
+  return null;
+}
+
+/** Ledger silence that matters: only while holding work, from the warning point on. */
+export function silenceWarning(s: CallerSituation) {
+  if (!s.holdsWork || s.minutesSilent === null) return null;
+  if (s.minutesSilent < s.thresholdMinutes - STALE_WARNING_MINUTES) return null;
+  return {
+    minutesSilent: s.minutesSilent,
+    thresholdMinutes: s.thresholdMinutes,
+    stale: s.minutesSilent >= s.thresholdMinutes,
+  };
+}
+
+/**
+ * `meta.context` (CONV-009/010): counts and warnings about the caller's own situation, each key present
+ * only when non-zero; an empty result means "nothing to report" and the key is left out of `meta`.
+ */
+export function metaContextOf(s: CallerSituation): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (s.unreadNotifications > 0) out.unreadNotifications = s.unreadNotifications;
+  if (s.expiringClaims > 0) out.expiringClaims = s.expiringClaims;
+  if (s.expiredClaims > 0) out.expiredClaims = s.expiredClaims;
+  const warning = silenceWarning(s);
+  if (warning) out.ledgerStale = warning;
+  return out;
+}

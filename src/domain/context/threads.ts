@@ -1,0 +1,93 @@
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db/database.ts";
+
+export type ThreadStatusFilter = "open" | "closed" | "all";
+
+/** The thread row of /context/more (CTX-048). */
+export interface ThreadRow {
+  id: string;
+  agentId: string | null;
+  ticketId: string | null;
+  intent: string;
+  subAgentName: string | null;
+  status: string;
+  outcome: string | null;
+  createdAt: string;
+  closedAt: string | null;
+  lastMessageAt: string | null;
+}
+
+/** Context adds who opened it and the files it is about. */
+export interface ContextThread extends ThreadRow {
+  agentName: string | null;
+  expectedFiles: string[];
+}
+
+/**
+ * Threads newest first (created_at, then id), filtered by status, strictly after `before` when given.
+ * `at` is the timestamptz text of the last row, so that keyset paging keeps full precision.
+ */
+export async function threadPage(
+  db: DbOrTrx,
+  projectId: string,
+  status: ThreadStatusFilter,
+  limit: number,
+  before: { at: string; id: string } | null,
+): Promise<{ rows: ContextThread[]; next: { at: string; id: string } | null }> {
+  let q = db.selectFrom("threads as t").leftJoin("agents as a", "a.id", "t.agent_id")
+    .select([
+      "t.id",
+      "t.agent_id",
+      "a.name as agent_name",
+      "t.ticket_id",
+      "t.intent",
+      "t.sub_agent_name",
+      "t.status",
+      "t.outcome",
+      "t.expected_files",
+      "t.created_at",
+      sql<string>`t.created_at::text`.as("created_at_text"),
+      "t.closed_at",
+      "t.last_message_at",
+    ])
+    .where("t.project_id", "=", projectId);
+  if (status !== "all") q = q.where("t.status", "=", status);
+  if (before) {
+    q = q.where(sql<boolean>`(t.created_at, t.id) < (${before.at}::timestamptz, ${before.id}::uuid)`);
+  }
+  const rows = await q.orderBy("t.created_at", "desc").orderBy("t.id", "desc").limit(limit + 1).execute();
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    rows: page.map((r) => ({
+      id: r.id,
+      agentId: r.agent_id,
+      ticketId: r.ticket_id,
+      intent: r.intent,
+      subAgentName: r.sub_agent_name,
+      status: r.status,
+      outcome: r.outcome,
+      createdAt: r.created_at.toISOString(),
+      closedAt: r.closed_at?.toISOString() ?? null,
+      lastMessageAt: r.last_message_at?.toISOString() ?? null,
+      agentName: r.agent_name,
+      expectedFiles: r.expected_files,
+    })),
+    next: rows.length > limit && last ? { at: last.created_at_text, id: last.id } : null,
+  };
+}
+
+/** How many threads match the status filter (compact `threads.count`). */
+export async function countThreads(
+  db: DbOrTrx,
+  projectId: string,
+  status: ThreadStatusFilter,
+): Promise<number> {
+  let q = db.selectFrom("threads").select(sql<number>`count(*)::int`.as("n")).where(
+    "project_id",
+    "=",
+    projectId,
+  );
+  if (status !== "all") q = q.where("status", "=", status);
+  return (await q.executeTakeFirstOrThrow()).n;
+}

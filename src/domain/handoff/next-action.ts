@@ -1,0 +1,82 @@
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db/database.ts";
+import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+
+export type HandoffAction =
+  | "PICK_TICKET"
+  | "RESUME_WORK"
+  | "REQUEST_BRIEF"
+  | "CREATE_TICKETS"
+  | "PROJECT_COMPLETE"
+  | "ALL_DONE"
+  | "WAIT"
+  | "ASSIST";
+
+export interface NextAction {
+  action: HandoffAction;
+  message: string;
+}
+
+const PICKABLE = ["backlog", "sprint_backlog", "claimed"];
+const ACTIVE = ["in_progress", "blocked", "changes_requested"];
+
+/**
+ * What the agent should do after a handoff, first match wins:
+ * RESUME_WORK (another ticket of yours is in progress, blocked or has changes requested);
+ * PICK_TICKET (an unassigned, agent-movable ticket waits in backlog, sprint_backlog or claimed);
+ * REQUEST_BRIEF (no ticket to pick and the brief is blank); CREATE_TICKETS (the project has no ticket);
+ * PROJECT_COMPLETE (every ticket is done or cancelled); WAIT (tickets await review);
+ * ASSIST (other agents have work in progress); ALL_DONE (what remains is human-only or assigned elsewhere).
+ */
+export async function nextActionAfterHandoff(
+  db: DbOrTrx,
+  input: { projectId: string; agentId: string },
+): Promise<NextAction> {
+  const rows = await db.selectFrom("tickets")
+    .select(["status", "assignee_agent_id", "human_only", sql<number>`count(*)::int`.as("n")])
+    .where("project_id", "=", input.projectId)
+    .groupBy(["status", "assignee_agent_id", "human_only"])
+    .execute();
+  const count = (pred: (r: typeof rows[number]) => boolean) =>
+    rows.filter(pred).reduce((sum, r) => sum + Number(r.n), 0);
+  const mine = count((r) => r.assignee_agent_id === input.agentId && ACTIVE.includes(r.status));
+  if (mine > 0) {
+    return { action: "RESUME_WORK", message: `You still have ${mine} ticket(s) in progress: resume them` };
+  }
+  const pickable = count((r) => r.assignee_agent_id === null && !r.human_only && PICKABLE.includes(r.status));
+  if (pickable > 0) {
+    return {
+      action: "PICK_TICKET",
+      message: `${pickable} unassigned ticket(s) are ready: pick one from GET /board and POST /begin`,
+    };
+  }
+  const project = await db.selectFrom("projects").select("brief_version").where("id", "=", input.projectId)
+    .executeTakeFirst();
+  if ((project?.brief_version ?? 0) === 0) {
+    return {
+      action: "REQUEST_BRIEF",
+      message: "The project brief is blank: ask for one or write it (PATCH /brief)",
+    };
+  }
+  const total = count(() => true);
+  if (total === 0) {
+    return {
+      action: "CREATE_TICKETS",
+      message: "The board is empty: create tickets from the brief (POST /ticket)",
+    };
+  }
+  const open = count((r) => r.status !== "done" && r.status !== "cancelled");
+  if (open === 0) {
+    return { action: "PROJECT_COMPLETE", message: "Every ticket is done or cancelled" };
+  }
+  if (count((r) => (REVIEW_STATUSES as readonly string[]).includes(r.status)) > 0) {
+    return { action: "WAIT", message: "Tickets are waiting for review: check GET /context again later" };
+  }
+  if (count((r) => r.assignee_agent_id !== null && ACTIVE.includes(r.status)) > 0) {
+    return { action: "ASSIST", message: "Other agents have work in progress: offer help in a thread" };
+  }
+  return {
+    action: "ALL_DONE",
+    message: "Nothing left for you: the remaining tickets are human-only or assigned",
+  };
+}

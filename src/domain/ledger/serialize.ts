@@ -1,0 +1,62 @@
+import type { Selectable } from "kysely";
+import type { LedgerEntriesTable } from "@/db/tables/work.ts";
+
+export type LedgerRow = Selectable<LedgerEntriesTable> & { agent_name?: string | null };
+
+/** A ledger entry as every surface returns it (GET /ledger, context). */
+export interface LedgerEntry {
+  id: string;
+  type: string;
+  content: string;
+  createdAt: string;
+  source: "agent" | "system";
+  audit: boolean;
+  agentId: string | null;
+  /** `agentName` or `agentName/subAgentName`, when the row was read with the agent's name. */
+  agentName?: string | null;
+  subAgentName: string | null;
+  sessionId: string | null;
+  ticketId: string | null;
+  threadId: string | null;
+  fileRef: string | null;
+  lineRef: number | null;
+  labels: string[];
+  payload: Record<string, unknown> | null;
+  severity: "info" | "warning" | "critical" | null;
+  tokensUsed: number | null;
+  activity: string | null;
+  envHealth: Record<string, unknown> | null;
+  blockedByFile: string | null;
+}
+
+export function toLedgerEntry(row: LedgerRow): LedgerEntry {
+  return {
+    id: row.id,
+    type: row.type,
+    content: row.content,
+    createdAt: row.created_at.toISOString(),
+    source: row.source,
+    audit: row.audit,
+    agentId: row.agent_id,
+    ...(row.agent_name !== undefined
+      ? {
+        agentName: row.agent_name && row.sub_agent_name
+          ? `${row.agent_name}/${row.sub_agent_name}`
+          : row.agent_name,
+      }
+      : {}),
+    subAgentName: row.sub_agent_name,
+    sessionId: row.session_id,
+    ticketId: row.ticket_id,
+    threadId: row.thread_id,
+    fileRef: row.file_ref,
+    lineRef: row.line_ref,
+    labels: row.labels ?? [],
+    payload: row.payload ?? null,
+    severity: row.severity,
+    tokensUsed: row.tokens_used,
+    activity: row.activity,
+    envHealth: row.env_health ?? null,
+    blockedByFile: row.blocked_by_file ?? null,
+  };
+}

@@ -1,0 +1,76 @@
+import type { Selectable } from "kysely";
+import type { SprintsTable } from "@/db/tables/work.ts";
+import type { Actor } from "@/domain/shared/actor.ts";
+import { fail, recovery } from "@/domain/shared/errors.ts";
+
+export type SprintRow = Selectable<SprintsTable>;
+
+/** The sprint resource (spec: Sprint), plus `startedAt` (activation time) and `updatedAt`. */
+export function toSprint(row: SprintRow) {
+  return {
+    id: row.id,
+    number: row.number,
+    name: row.name,
+    goal: row.goal,
+    status: row.status,
+    startDate: row.start_date,
+    endDate: row.end_date,
+    capacityPoints: row.capacity_points,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    startedAt: row.started_at?.toISOString() ?? null,
+    completedAt: row.completed_at?.toISOString() ?? null,
+  };
+}
+
+export const listSprintsRecovery = (hint = "List the project's sprints and use a sprint's id (UUID)") =>
+  recovery("LIST_SPRINTS", "GET /sprint", hint, null);
+
+export function sprintNotFound(sprintId: string) {
+  return fail.notFound(`No sprint "${sprintId}" in this project`, {
+    sprintId,
+    recovery: listSprintsRecovery(),
+  });
+}
+
+/** Recovery of every refused sprint field (SPRINT-027 to SPRINT-029). */
+export const fixSprintFieldsRecovery = recovery(
+  "FIX_SPRINT_FIELDS",
+  "POST /sprint",
+  "Dates are ISO 8601 (YYYY-MM-DD or date-time with offset), endDate not before startDate, " +
+    "capacityPoints 0 to 9999, name 1 to 200, goal up to 2000",
+  { name: "<name>", startDate: "<YYYY-MM-DD>", endDate: "<YYYY-MM-DD>", capacityPoints: "<0-9999>" },
+);
+
+/** 400 for a sprint field the rules refuse (recovery FIX_SPRINT_FIELDS). */
+export function fixSprintFields(message: string, fields: { path: string; message: string; code: string }[]) {
+  return fail.validation(message, { fields, recovery: fixSprintFieldsRecovery });
+}
+
+/**
+ * Sub-agents never write sprints (spec: Authentication, sub-agent tokens). `svc_sub_` tokens lack
+ * `write:sprint` and are refused by the route; this also refuses a session acting through X-Svc-SubAgent.
+ */
+export function assertSprintWriter(actor: Actor): void {
+  if (actor.kind === "subagent" || actor.subAgentName !== null) {
+    throw fail.forbidden("Sub-agents cannot write sprints", {
+      requiredScope: "write:sprint",
+      recovery: recovery(
+        "REPAIR_OR_REFRESH",
+        "POST /pair/connect",
+        "Sprint writes need the parent agent's own session (without X-Svc-SubAgent)",
+        { code: "<pairing code>" },
+      ),
+    });
+  }
+}
+
+/** True when `err` is a unique violation (SQLSTATE 23505), of `constraint` when given, on either driver. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  if (!err || typeof err !== "object") return false;
+  const e = err as { code?: unknown; constraint?: unknown; constraint_name?: unknown; message?: unknown };
+  if (e.code !== "23505") return false;
+  if (!constraint) return true;
+  const name = e.constraint ?? e.constraint_name;
+  return name === constraint || (typeof e.message === "string" && e.message.includes(constraint));
+}

@@ -1,0 +1,196 @@
+import type { Trx } from "@/db/database.ts";
+import type { SprintsTable } from "@/db/tables/work.ts";
+import { toJson } from "@/db/tables/types.ts";
+import { recordEvent } from "@/domain/events/record.ts";
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import type { Updateable } from "kysely";
+import {
+  assertSprintWriter,
+  fixSprintFields,
+  isUniqueViolation,
+  sprintNotFound,
+  type SprintRow,
+} from "./common.ts";
+import { endBeforeStart } from "./dates.ts";
+import { buildReleaseNotes, publishRelease } from "./release.ts";
+
+type Status = SprintRow["status"];
+
+/** The sprint state machine (spec: Sprint statuses), exactly. */
+export const SPRINT_TRANSITIONS: Record<Status, Status[]> = {
+  planning: ["active", "cancelled"],
+  active: ["complete", "cancelled"],
+  complete: ["archived"],
+  archived: [],
+  cancelled: [],
+};
+
+export interface PatchSprintInput {
+  name?: string | undefined;
+  goal?: string | null | undefined;
+  status?: Status | undefined;
+  startDate?: string | null | undefined;
+  endDate?: string | null | undefined;
+  capacityPoints?: number | null | undefined;
+}
+
+const FIELD_ORDER = ["name", "goal", "status", "startDate", "endDate", "capacityPoints"] as const;
+
+/**
+ * PATCH /sprint/{sprintId}. One transaction with the sprint row locked. Activation relies on the partial
+ * unique index `sprints_one_active`: of two sprints activated at once, the second UPDATE violates it
+ * and answers 422 VALIDATION_ERROR. Completing or cancelling moves every non-done ticket out of the
+ * sprint (sprintId null); completing also builds release notes and may publish a release.
+ */
+export async function patchSprint(ctx: ActorCtx, sprintId: string, input: PatchSprintInput) {
+  const { actor } = ctx;
+  assertSprintWriter(actor);
+  const now = ctx.clock.now();
+  const updatedFields = FIELD_ORDER.filter((f) => input[f] !== undefined);
+  try {
+    return await ctx.db.transaction().execute(async (trx) => {
+      const sprint = await trx.selectFrom("sprints").selectAll().where("id", "=", sprintId)
+        .where("project_id", "=", actor.projectId).forUpdate().executeTakeFirst();
+      if (!sprint) throw sprintNotFound(sprintId);
+      const target = input.status;
+      if (target !== undefined && !SPRINT_TRANSITIONS[sprint.status].includes(target)) {
+        throw illegalTransition(sprint, target);
+      }
+      const set: Updateable<SprintsTable> = { updated_at: now };
+      if (input.name !== undefined) set.name = input.name;
+      if (input.goal !== undefined) set.goal = input.goal === "" ? null : input.goal;
+      if (input.capacityPoints !== undefined) set.capacity_points = input.capacityPoints;
+      let start = input.startDate !== undefined ? input.startDate : sprint.start_date;
+      const end = input.endDate !== undefined ? input.endDate : sprint.end_date;
+      if (target === "active" && !start) start = now.toISOString();
+      if (start !== sprint.start_date) set.start_date = start;
+      if (end !== sprint.end_date) set.end_date = end;
+      if (endBeforeStart(start, end)) {
+        throw fixSprintFields(`endDate ${end} is earlier than startDate ${start}`, [
+          {
+            path: input.endDate !== undefined ? "endDate" : "startDate",
+            message: "endDate before startDate",
+            code: "custom",
+          },
+        ]);
+      }
+      if (target) set.status = target;
+      if (target === "active") set.started_at = now;
+      if (target === "complete") set.completed_at = now;
+
+      const extra: Record<string, unknown> = {};
+      if (target === "complete" || target === "cancelled") {
+        const removed = await moveOutNonDone(trx, sprint.id, now);
+        extra.removedTicketIds = removed.map((t) => t.id);
+        if (target === "complete") {
+          const notes = await releaseNotesFor(trx, sprint, removed, now);
+          set.release_notes = toJson(notes);
+          extra.releaseNotes = notes;
+        }
+      }
+      const updated = await trx.updateTable("sprints").set(set).where("id", "=", sprint.id)
+        .where("status", "=", sprint.status).returningAll().executeTakeFirstOrThrow();
+      const result: Record<string, unknown> = {
+        id: updated.id,
+        status: updated.status,
+        name: updated.name,
+        updatedFields,
+      };
+      if (extra.removedTicketIds) result.removedTicketIds = extra.removedTicketIds;
+      if (extra.releaseNotes) {
+        result.releaseNotes = extra.releaseNotes;
+        result.releasePublish = await publishRelease(trx, {
+          projectId: actor.projectId,
+          agentId: actor.agentId,
+          sprint: updated,
+          notes: extra.releaseNotes as ReturnType<typeof buildReleaseNotes>,
+          now,
+        });
+      }
+      await recordEvent(trx, {
+        projectId: actor.projectId,
+        kind: "sprint.updated",
+        entityType: "sprint",
+        entityId: sprint.id,
+        agentId: actor.agentId,
+        data: {
+          updatedFields,
+          ...(target ? { fromStatus: sprint.status, toStatus: target } : {}),
+          ...(extra.removedTicketIds ? { removedTicketIds: extra.removedTicketIds } : {}),
+        },
+        now,
+      });
+      return result;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err, "sprints_one_active")) throw anotherActive();
+    throw err;
+  }
+}
+
+function illegalTransition(sprint: SprintRow, target: Status): DomainError {
+  const valid = SPRINT_TRANSITIONS[sprint.status];
+  return fail.unprocessable(
+    `Cannot move sprint ${sprint.number} from ${sprint.status} to ${target}` +
+      (valid.length ? `: allowed ${valid.join(", ")}` : `: ${sprint.status} is final`),
+    {
+      currentStatus: sprint.status,
+      requestedStatus: target,
+      validTransitions: valid,
+      recovery: recovery(
+        "USE_VALID_TRANSITION",
+        `PATCH /sprint/${sprint.id}`,
+        valid.length ? `Use one of: ${valid.join(", ")}` : "This sprint can no longer change status",
+        valid.length ? { status: valid[0] } : null,
+      ),
+    },
+  );
+}
+
+function anotherActive(): DomainError {
+  return fail.unprocessable("Another sprint of this project is already active; complete or cancel it first", {
+    reason: "another_sprint_active",
+    recovery: recovery(
+      "LIST_SPRINTS",
+      "GET /sprint/current",
+      "Find the active sprint, complete or cancel it, then activate this one",
+      null,
+    ),
+  });
+}
+
+/** Non-done tickets leave the sprint; returns them (by number) for the release notes. */
+async function moveOutNonDone(trx: Trx, sprintId: string, now: Date) {
+  const rows = await trx.updateTable("tickets").set({ sprint_id: null, updated_at: now })
+    .where("sprint_id", "=", sprintId).where("status", "!=", "done")
+    .returning(["id", "number", "title", "status"]).execute();
+  return rows.sort((a, b) => a.number - b.number);
+}
+
+async function releaseNotesFor(
+  trx: Trx,
+  sprint: SprintRow,
+  carried: { id: string; number: number; title: string; status: string }[],
+  now: Date,
+) {
+  const project = await trx.selectFrom("projects").select("ticket_prefix").where("id", "=", sprint.project_id)
+    .executeTakeFirstOrThrow();
+  const done = await trx.selectFrom("tickets as t").leftJoin("agents as a", "a.id", "t.assignee_agent_id")
+    .select(["t.id", "t.number", "t.title", "t.type", "t.story_points", "a.name as assigneeName"])
+    .where("t.sprint_id", "=", sprint.id).where("t.status", "=", "done").orderBy("t.number").execute();
+  return buildReleaseNotes(
+    sprint,
+    project.ticket_prefix,
+    done.map((t) => ({
+      id: t.id,
+      number: t.number,
+      title: t.title,
+      type: t.type,
+      storyPoints: t.story_points === null ? null : Number(t.story_points),
+      assigneeAgentName: t.assigneeName ?? null,
+    })),
+    carried,
+    now,
+  );
+}

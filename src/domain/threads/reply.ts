@@ -1,0 +1,77 @@
+import { actorDisplayName } from "@/domain/shared/actor.ts";
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { DomainError } from "@/domain/shared/errors.ts";
+import { recordThreadActivity } from "./activity.ts";
+import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
+import { notifyMentions } from "./mentions.ts";
+import { excerpt } from "./serialize.ts";
+
+/**
+ * POST /thread/{threadId}/reply. The message is inserted only while the thread is open: the thread row
+ * is locked and re-checked in the same transaction, so a reply racing a close never lands on a closed
+ * thread. Unknown thread: 404 INVALID; closed: 422 INVALID.
+ */
+export async function replyToThread(ctx: ActorCtx, threadId: string, input: { content: string }) {
+  const { actor } = ctx;
+  await assertThreadsEnabled(ctx.db, actor.projectId);
+  const now = ctx.clock.now();
+  await chargeThreadAction(ctx.db, actor, "reply", now);
+  return await ctx.db.transaction().execute(async (trx) => {
+    const thread = await trx.selectFrom("threads").select(["id", "status", "intent", "ticket_id"])
+      .where("id", "=", threadId).where("project_id", "=", actor.projectId)
+      .forUpdate().executeTakeFirst();
+    if (!thread) {
+      throw new DomainError(404, "INVALID", `Cannot reply: no thread "${threadId}" in this project`, {
+        threadId,
+      });
+    }
+    if (thread.status === "closed") {
+      throw new DomainError(422, "INVALID", "Cannot reply to a closed thread; reopen it first", {
+        threadId,
+        status: "closed",
+        recovery: {
+          action: "REOPEN_THREAD",
+          endpoint: `PATCH /thread/${threadId}`,
+          hint: "Reopen the thread with status open, then reply",
+          payloadHint: { status: "open" },
+        },
+      });
+    }
+    const id = crypto.randomUUID();
+    await trx.insertInto("thread_messages").values({
+      id,
+      thread_id: threadId,
+      author_type: "agent",
+      author_id: actor.agentId,
+      author_name: actor.agentName,
+      sub_agent_name: actor.subAgentName,
+      content: input.content,
+      created_at: now,
+    }).execute();
+    await trx.updateTable("threads").set({ last_message_at: now }).where("id", "=", threadId).execute();
+    const notified = await notifyMentions(trx, {
+      projectId: actor.projectId,
+      threadId,
+      messageId: id,
+      intent: thread.intent,
+      authorAgentId: actor.agentId,
+      authorName: actorDisplayName(actor),
+      content: input.content,
+      now,
+    });
+    await recordThreadActivity(trx, {
+      projectId: actor.projectId,
+      threadId,
+      ticketId: thread.ticket_id,
+      intent: thread.intent,
+      agentId: actor.agentId,
+      subAgentName: actor.subAgentName,
+      sessionId: actor.sessionId,
+      kind: "thread.replied",
+      line: `${actorDisplayName(actor)} replied: ${excerpt(input.content)}`,
+      data: { messageId: id, mentionedAgentIds: notified.agentIds, mentionedUserIds: notified.userIds },
+      now,
+    });
+    return { id, createdAt: now.toISOString() };
+  });
+}

@@ -1,0 +1,165 @@
+import { sql } from "kysely";
+import type { Trx } from "@/db/database.ts";
+import { releaseClaims } from "@/domain/claims/release.ts";
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import { approvalRefusal, assertNotHumanOnly } from "./permissions.ts";
+import { isUuid, resolveRefRecovery } from "./refs.ts";
+import { loadProject, reviewEntry } from "./ticket-context.ts";
+import { checkTested } from "./transitions.ts";
+import {
+  appendReviewHistory,
+  invalidTransitionError,
+  isReviewStatus,
+  isTerminal,
+  moveStatus,
+  statusConflictError,
+  validTransitions,
+} from "./workflow.ts";
+
+export interface ApproveInput {
+  comment?: string | undefined;
+  expectedStatus?: string | undefined;
+}
+
+/** 404 for a path id that is not a ticket of the project (paths take the UUID, never the key). */
+export function pathTicketNotFound(ref: string): DomainError {
+  return new DomainError(404, "TICKET_NOT_FOUND", `Cannot find ticket "${ref}" in this project`, {
+    ref,
+    recovery: isUuid(ref) ? resolveRefRecovery(ref) : recovery(
+      "RESOLVE_TICKET_REF",
+      `GET /ticket?key=${encodeURIComponent(ref)}`,
+      "Paths take the ticket's id (UUID), not its key: read the ticket by key and use its id",
+      null,
+    ),
+  });
+}
+
+/** Loads a ticket of the caller's project by path id inside the transaction, or 404. */
+export async function ticketByPathId(trx: Trx, projectId: string, ref: string) {
+  const ticket = isUuid(ref)
+    ? await trx.selectFrom("tickets").selectAll().where("id", "=", ref.toLowerCase())
+      .where("project_id", "=", projectId).executeTakeFirst()
+    : undefined;
+  if (!ticket) throw pathTicketNotFound(ref);
+  return ticket;
+}
+
+/**
+ * POST /ticket/{ticketId}/approve (design: TKT-077): the approval path of every review mode. Moves a
+ * ticket in a review status to `done` with a compare-and-swap write, records the approval in
+ * reviewHistory, makes the approver the reviewer when none was designated and releases every claim on
+ * the ticket. Guard 5 applies outside `light`. The latest QA run's open or failed tests are reported
+ * as warnings, never a refusal.
+ */
+export async function approveTicket(ctx: ActorCtx, ticketRef: string, input: ApproveInput) {
+  const { actor } = ctx;
+  const now = ctx.clock.now();
+  return await ctx.db.transaction().execute(async (trx) => {
+    const ticket = await ticketByPathId(trx, actor.projectId, ticketRef);
+    const project = await loadProject(trx, actor.projectId);
+    if (input.expectedStatus !== undefined && input.expectedStatus !== ticket.status) {
+      throw statusConflictError(ticket.id, input.expectedStatus, ticket.status);
+    }
+    assertNotHumanOnly(ticket);
+    if (ticket.status === "done") {
+      const error = statusConflictError(
+        ticket.id,
+        "done",
+        "done",
+        "The ticket is already done; nothing was written",
+      );
+      error.details!.reason = "ALREADY_IN_STATUS";
+      throw error;
+    }
+    if (isTerminal(ticket.status)) throw invalidTransitionError(project.settings, ticket.status, "done");
+    if (!isReviewStatus(ticket.status)) {
+      throw new DomainError(
+        422,
+        "INVALID_TRANSITION",
+        `Only a ticket in review can be approved; it is "${ticket.status}"`,
+        {
+          from: ticket.status,
+          to: "done",
+          validTransitions: validTransitions(project.settings, ticket.status),
+          recovery: recovery(
+            "REQUEST_REVIEW",
+            "PATCH /ticket",
+            "The assignee submits the ticket for review first",
+            {
+              ticketId: ticket.id,
+              action: "submit_for_review",
+              reviewHandoff: { summary: "<summary>", changedFiles: ["<path>"], branch: "<branch>" },
+            },
+          ),
+        },
+      );
+    }
+    const refusal = approvalRefusal(actor, ticket, project.mode);
+    if (refusal) throw refusal;
+    await checkTested(trx, project.mode, ticket, "done");
+
+    const reviewer = ticket.reviewer_agent_id ?? actor.agentId;
+    const row = await moveStatus(trx, {
+      projectId: actor.projectId,
+      ticketId: ticket.id,
+      from: ticket.status,
+      to: "done",
+      now,
+      agentId: actor.agentId,
+      set: {
+        reviewer_agent_id: reviewer,
+        review_history: appendReviewHistory(
+          reviewEntry(
+            actor,
+            "approved",
+            ticket.status,
+            "done",
+            now,
+            input.comment ? { comment: input.comment } : {},
+          ),
+        ),
+      },
+      eventData: { action: "approve", ticketRef: `${project.prefix}-${ticket.number}` },
+    });
+    const releasedFiles = await releaseClaims(trx, {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      ticketId: ticket.id,
+      anyHolder: true,
+      sessionId: actor.sessionId,
+      now,
+    });
+    const qa = await latestQa(trx, ticket.id);
+    const warnings: string[] = [];
+    if (qa && qa.failedTests > 0) warnings.push(`QA run ${qa.qaRunId} has ${qa.failedTests} failed test(s)`);
+    if (qa && qa.pendingTests > 0) {
+      warnings.push(`QA run ${qa.qaRunId} has ${qa.pendingTests} pending test(s)`);
+    }
+    return {
+      id: row.id,
+      number: row.number,
+      ticketRef: `${project.prefix}-${row.number}`,
+      status: "done" as const,
+      previousStatus: ticket.status,
+      reviewerAgentId: row.reviewer_agent_id,
+      approvedAt: now.toISOString(),
+      releasedFiles,
+      qa,
+      warnings,
+    };
+  });
+}
+
+async function latestQa(trx: Trx, ticketId: string) {
+  const run = await trx.selectFrom("qa_runs").select(["id", "status"]).where("ticket_id", "=", ticketId)
+    .orderBy("created_at", "desc").limit(1).executeTakeFirst();
+  if (!run) return null;
+  const counts = await trx.selectFrom("qa_tests")
+    .select([
+      sql<number>`count(*) filter (where status = 'pending')::int`.as("pending"),
+      sql<number>`count(*) filter (where status = 'failed')::int`.as("failed"),
+    ])
+    .where("qa_run_id", "=", run.id).executeTakeFirstOrThrow();
+  return { qaRunId: run.id, status: run.status, pendingTests: counts.pending, failedTests: counts.failed };
+}

@@ -1,0 +1,165 @@
+import type { Selectable } from "kysely";
+import type { TicketArtifactsTable } from "@/db/tables/work.ts";
+import { toJson } from "@/db/tables/types.ts";
+import { recordEvent } from "@/domain/events/record.ts";
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { fail } from "@/domain/shared/errors.ts";
+import { ticketByPathId } from "./approve.ts";
+import { relationOf } from "./permissions.ts";
+import type { TicketRow } from "./serialize.ts";
+import { isUuid } from "./refs.ts";
+
+export type ArtifactType = "pull_request" | "branch" | "commit" | "deploy";
+export type ArtifactStatus = "open" | "merged" | "closed";
+
+export interface AddArtifactInput {
+  type: ArtifactType;
+  url: string;
+  ref?: string | undefined;
+  title?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  status?: ArtifactStatus | undefined;
+}
+
+export interface PatchArtifactInput {
+  status?: ArtifactStatus | undefined;
+  ref?: string | null | undefined;
+  title?: string | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+const METADATA_MAX_BYTES = 8 * 1024;
+
+function toArtifact(row: Selectable<TicketArtifactsTable>) {
+  return {
+    id: row.id,
+    ticketId: row.ticket_id,
+    type: row.type,
+    url: row.url,
+    ref: row.ref,
+    title: row.title,
+    metadata: row.metadata ?? {},
+    status: row.status,
+    agentId: row.agent_id,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+function checkMetadata(metadata: Record<string, unknown> | undefined): void {
+  if (metadata && new TextEncoder().encode(JSON.stringify(metadata)).length > METADATA_MAX_BYTES) {
+    throw fail.validation("metadata is over 8 KB", {
+      fields: [{ path: "metadata", message: "At most 8 KB of JSON", code: "too_big" }],
+    });
+  }
+}
+
+/** Who may attach or update artifacts (design: TKT-194): the assignee, reviewer, creator or an orchestrator. */
+function assertMayEdit(ctx: ActorCtx, ticket: TicketRow): void {
+  const rel = relationOf(ctx.actor, ticket);
+  if (rel.orchestrator || rel.assignee || rel.reviewer || rel.creator) return;
+  throw fail.forbidden(
+    "Only the ticket's assignee, reviewer, creator or an orchestrator may change its artifacts",
+    {
+      assigneeAgentId: ticket.assignee_agent_id,
+      reviewerAgentId: ticket.reviewer_agent_id,
+    },
+  );
+}
+
+/**
+ * POST /ticket/{ticketId}/artifacts (design: TKT-194). An artifact with the same type and URL on the
+ * ticket is updated in place (sent fields replace) instead of duplicated: `created` tells which.
+ */
+export async function addArtifact(ctx: ActorCtx, ticketRef: string, input: AddArtifactInput) {
+  checkMetadata(input.metadata);
+  const now = ctx.clock.now();
+  return await ctx.db.transaction().execute(async (trx) => {
+    const ticket = await ticketByPathId(trx, ctx.actor.projectId, ticketRef);
+    assertMayEdit(ctx, ticket);
+    const existing = await trx.selectFrom("ticket_artifacts").select("id").where("ticket_id", "=", ticket.id)
+      .where("type", "=", input.type).where("url", "=", input.url).orderBy("created_at").limit(1)
+      .executeTakeFirst();
+    let row: Selectable<TicketArtifactsTable>;
+    if (existing) {
+      row = await trx.updateTable("ticket_artifacts").set({
+        ...(input.ref !== undefined ? { ref: input.ref } : {}),
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.metadata !== undefined ? { metadata: toJson(input.metadata) } : {}),
+        ...(input.status !== undefined ? { status: input.status } : {}),
+        updated_at: now,
+      }).where("id", "=", existing.id).returningAll().executeTakeFirstOrThrow();
+    } else {
+      row = await trx.insertInto("ticket_artifacts").values({
+        id: crypto.randomUUID(),
+        ticket_id: ticket.id,
+        type: input.type,
+        url: input.url,
+        ref: input.ref ?? null,
+        title: input.title ?? null,
+        metadata: toJson(input.metadata ?? {}),
+        status: input.status ?? (input.type === "commit" ? "closed" : "open"),
+        agent_id: ctx.actor.agentId,
+        created_at: now,
+        updated_at: now,
+      }).returningAll().executeTakeFirstOrThrow();
+    }
+    await recordEvent(trx, {
+      projectId: ctx.actor.projectId,
+      kind: existing ? "artifact.updated" : "artifact.added",
+      entityType: "artifact",
+      entityId: row.id,
+      agentId: ctx.actor.agentId,
+      data: { ticketId: ticket.id, type: row.type, url: row.url, status: row.status },
+      now,
+    });
+    return { artifact: toArtifact(row), created: !existing };
+  });
+}
+
+/** GET /ticket/{ticketId}/artifacts: oldest first, with counts. */
+export async function listArtifacts(ctx: ActorCtx, ticketRef: string) {
+  return await ctx.db.transaction().execute(async (trx) => {
+    const ticket = await ticketByPathId(trx, ctx.actor.projectId, ticketRef);
+    const rows = await trx.selectFrom("ticket_artifacts").selectAll().where("ticket_id", "=", ticket.id)
+      .orderBy("created_at").orderBy("id").execute();
+    const artifacts = rows.map(toArtifact);
+    return { artifacts, total: artifacts.length, open: artifacts.filter((a) => a.status === "open").length };
+  });
+}
+
+/** PATCH /ticket/{ticketId}/artifacts/{artifactId}: status, ref, title (null clears), metadata (replaces). */
+export async function patchArtifact(
+  ctx: ActorCtx,
+  ticketRef: string,
+  artifactId: string,
+  input: PatchArtifactInput,
+) {
+  checkMetadata(input.metadata);
+  const now = ctx.clock.now();
+  return await ctx.db.transaction().execute(async (trx) => {
+    const ticket = await ticketByPathId(trx, ctx.actor.projectId, ticketRef);
+    assertMayEdit(ctx, ticket);
+    const row = isUuid(artifactId)
+      ? await trx.updateTable("ticket_artifacts").set({
+        ...(input.status !== undefined ? { status: input.status } : {}),
+        ...(input.ref !== undefined ? { ref: input.ref } : {}),
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.metadata !== undefined ? { metadata: toJson(input.metadata) } : {}),
+        updated_at: now,
+      }).where("id", "=", artifactId.toLowerCase()).where("ticket_id", "=", ticket.id).returningAll()
+        .executeTakeFirst()
+      : undefined;
+    if (!row) throw fail.notFound(`Cannot find artifact "${artifactId}" on this ticket`, { artifactId });
+    await recordEvent(trx, {
+      projectId: ctx.actor.projectId,
+      kind: "artifact.updated",
+      entityType: "artifact",
+      entityId: row.id,
+      agentId: ctx.actor.agentId,
+      data: { ticketId: ticket.id, type: row.type, status: row.status },
+      now,
+    });
+    return toArtifact(row);
+  });
+}

@@ -1,0 +1,9 @@
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { loadProject } from "./ticket-context.ts";
+import { describeWorkflow } from "./transitions.ts";
+
+/** GET /workflow: the caller's board, transitions, actions and review guards. */
+export async function getWorkflow(ctx: ActorCtx) {
+  const project = await loadProject(ctx.db, ctx.actor.projectId);
+  return describeWorkflow(project.settings, project.mode);
+}

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { sql } from "kysely";
+import { admin, call, env, newProject, test } from "../helpers/mod.ts";
+
+test("CLAIM-023 fifty concurrent claims of one file by different agents give exactly one success and 409 for the rest", async () => {
+  const { projectId } = await newProject();
+  const keys: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const key = await admin("POST", `/projects/${projectId}/api-keys`, { agentName: `racer-${i}` });
+    keys.push(key.key);
+  }
+  const results = await Promise.all(
+    keys.map((token) =>
+      call("POST", "/claim", {
+        token,
+        body: { files: ["src/contended.ts", `src/own-${token.slice(-6)}.ts`] },
+      })
+    ),
+  );
+  const statuses = results.map((r) => r.status);
+  assert.equal(statuses.filter((s) => s === 200).length, 1, JSON.stringify(statuses));
+  assert.equal(statuses.filter((s) => s === 409).length, 49, JSON.stringify(statuses));
+  for (const r of results.filter((r) => r.status === 409)) {
+    assert.equal(r.body.error.code, "CONFLICT");
+    assert.equal(r.body.error.details.conflicts[0].file, "src/contended.ts");
+  }
+  const { db } = await env();
+  const live = await db.selectFrom("claim_files").select(sql<number>`count(*)::int`.as("n"))
+    .where("project_id", "=", projectId).where("released_at", "is", null).executeTakeFirstOrThrow();
+  // One winner: the contended file and the winner's own file; every loser claimed nothing.
+  assert.equal(live.n, 2);
+});
+
+test("CLAIM-023 concurrent overlapping multi-file claims in opposite orders never deadlock into a 500", async () => {
+  const { projectId } = await newProject();
+  const a = await admin("POST", `/projects/${projectId}/api-keys`, { agentName: "left" });
+  const b = await admin("POST", `/projects/${projectId}/api-keys`, { agentName: "right" });
+  const files = Array.from({ length: 10 }, (_, i) => `src/m${i}.ts`);
+  const results = await Promise.all([
+    call("POST", "/claim", { token: a.key, body: { files } }),
+    call("POST", "/claim", { token: b.key, body: { files: [...files].reverse() } }),
+  ]);
+  assert.deepEqual(results.map((r) => r.status).sort(), [200, 409]);
+});
+
+test("CLAIM-022 a renewal racing a release answers 409 CONFLICT", async () => {
+  const e = await env();
+  if (e.engine !== "postgres") return; // PGlite has one connection: no two transactions interleave.
+  const { projectId } = await newProject();
+  const key = await admin("POST", `/projects/${projectId}/api-keys`, { agentName: "renewer" });
+  const first = await call("POST", "/claim", { token: key.key, body: { files: ["src/race.ts"] } });
+  assert.equal(first.status, 200);
+  const row = await e.db.selectFrom("claim_files").select("claim_id").where("project_id", "=", projectId)
+    .where("file", "=", "src/race.ts").executeTakeFirstOrThrow();
+  let renewal: Promise<{ status: number; body: { error: { code: string } } }> | null = null;
+  await e.db.transaction().execute(async (trx) => {
+    // Hold the claim row as a release would, let the renewal read it and block on it, then release.
+    await trx.selectFrom("claims").select("id").where("id", "=", row.claim_id).forUpdate().execute();
+    renewal = call("POST", "/claim", { token: key.key, body: { files: ["src/race.ts"] } });
+    await new Promise((r) => setTimeout(r, 300));
+    const now = e.clock.now();
+    await trx.updateTable("claims").set({ released_at: now }).where("id", "=", row.claim_id).execute();
+    await trx.updateTable("claim_files").set({ released_at: now }).where("claim_id", "=", row.claim_id)
+      .execute();
+  });
+  const res = await renewal!;
+  assert.equal(res.status, 409);
+  assert.equal(res.body.error.code, "CONFLICT");
+});

@@ -1,0 +1,12 @@
+import { PGlite } from "@electric-sql/pglite";
+let t = performance.now();
+const a = new PGlite(); await a.waitReady;
+console.log("fresh", Math.round(performance.now() - t));
+await a.query("create table x(i int)");
+const dump = await a.dumpDataDir("none");
+t = performance.now();
+const b = new PGlite({ loadDataDir: dump }); await b.waitReady;
+console.log("from dump", Math.round(performance.now() - t), (await b.query("select count(*) from x")).rows);
+t = performance.now();
+const c = new PGlite(); await c.waitReady;
+console.log("fresh again", Math.round(performance.now() - t));

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { call, env, test } from "../helpers/mod.ts";
+import { board, holdClaim, liveFiles, ticket, ticketRow } from "./fixtures.ts";
+
+function begin(token: string, body: Record<string, unknown>) {
+  return call("POST", "/begin", { token, body });
+}
+
+test("TKT-183 TKT-186 begin claims the files, starts the ticket and links the session", async () => {
+  const b = await board();
+  const t = await ticket(b, { status: "backlog" });
+  const res = await begin(b.dev.token, { ticketId: t.ref, files: ["src/a.ts", "src/b.ts"] });
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual(res.body.data.ticket, { id: t.id, status: "in_progress" });
+  assert.equal(res.body.data.sessionId, b.dev.sessionId);
+  assert.equal(typeof res.body.data.nextAction.action, "string");
+  assert.deepEqual(res.body.data.claims.map((c: { file: string }) => c.file), ["src/a.ts", "src/b.ts"]);
+  const row = await ticketRow(t.id);
+  assert.equal(row.status, "in_progress");
+  assert.equal(row.assignee_agent_id, b.dev.agentId);
+  assert.deepEqual(await liveFiles(b, b.dev.agentId), ["src/a.ts", "src/b.ts"]);
+  const { db } = await env();
+  const session = await db.selectFrom("sessions").select("ticket_id").where("id", "=", b.dev.sessionId)
+    .executeTakeFirstOrThrow();
+  assert.equal(session.ticket_id, t.id);
+});
+
+test("TKT-183 a file held by another: 409 CONFLICT with details.conflicts, nothing half-applied", async () => {
+  const b = await board();
+  const t = await ticket(b, { status: "backlog", acknowledged: false });
+  await holdClaim(b, b.other.agentId, null, ["src/b.ts"]);
+  const res = await begin(b.dev.token, {
+    ticketId: t.id,
+    files: ["src/a.ts", "src/b.ts"],
+    acknowledgeCriteria: true,
+  });
+  assert.equal(res.status, 409, res.text);
+  assert.equal(res.body.error.code, "CONFLICT");
+  assert.equal(res.body.error.details.conflicts.length, 1);
+  const row = await ticketRow(t.id);
+  assert.equal(row.status, "backlog");
+  assert.equal(row.assignee_agent_id, null);
+  assert.equal(row.criteria_acknowledged_at, null, "the acknowledgement rolled back too");
+  assert.deepEqual(await liveFiles(b, b.dev.agentId), []);
+});
+
+test("TKT-183 begin of a done ticket answers 422 and claims nothing", async () => {
+  const b = await board();
+  const t = await ticket(b, { status: "done" });
+  const res = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"] });
+  assert.equal(res.status, 422);
+  assert.deepEqual(await liveFiles(b), []);
+});
+
+test("TKT-182 begin needs the generator role", async () => {
+  const b = await board();
+  const t = await ticket(b);
+  for (const agent of [b.evaluator, b.orchestrator]) {
+    const res = await begin(agent.token, { ticketId: t.id, files: ["src/a.ts"] });
+    assert.equal(res.status, 403);
+    assert.equal(res.body.error.code, "FORBIDDEN");
+    assert.equal(typeof res.body.error.details.guidance, "string");
+  }
+  const orch = await begin(b.orchestrator.token, { ticketId: t.id, files: ["src/a.ts"] });
+  assert.equal(orch.body.error.details.recovery.action, "MINT_SUBAGENT_SESSION");
+});
+
+test("TKT-184 files holds 1 to 20 paths", async () => {
+  const b = await board({ reviewMode: "light" });
+  const files = (n: number) => Array.from({ length: n }, (_, i) => `src/f${i}.ts`);
+  const t = await ticket(b);
+  assert.equal((await begin(b.dev.token, { ticketId: t.id, files: [] })).status, 400);
+  assert.equal((await begin(b.dev.token, { ticketId: t.id, files: files(21) })).status, 400);
+  assert.equal((await begin(b.dev.token, { ticketId: t.id })).status, 400);
+  assert.equal((await begin(b.dev.token, { ticketId: t.id, files: files(20) })).status, 200);
+  const u = await ticket(b);
+  assert.equal((await begin(b.dev.token, { ticketId: u.id, files: ["src/one.ts"] })).status, 200);
+});
+
+test("TKT-185 acknowledgeCriteria acknowledges before moving, so guard 3 passes", async () => {
+  const b = await board();
+  const t = await ticket(b, { acknowledged: false, criteria: [{ title: "A" }, { title: "B" }] });
+  const refused = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"] });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.body.error.details.recovery.action, "ACKNOWLEDGE_CRITERIA");
+  assert.equal(refused.body.error.details.acceptanceCriteria.length, 2);
+  assert.equal(refused.body.error.details.nextStep.payload.acknowledgeCriteria, true);
+  assert.deepEqual(await liveFiles(b), []);
+  const res = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"], acknowledgeCriteria: true });
+  assert.equal(res.status, 200, res.text);
+  assert.notEqual((await ticketRow(t.id)).criteria_acknowledged_at, null);
+});
+
+test("TKT-187 no criteria: 400 ADD_CRITERIA with nextStep to acknowledge with additionalCriteria", async () => {
+  const b = await board({ reviewMode: "strict" });
+  const t = await ticket(b, { criteria: [], acknowledged: false });
+  const res = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"], acknowledgeCriteria: true });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.details.recovery.action, "ADD_CRITERIA");
+  assert.equal(res.body.error.details.nextStep.tool, "svc_ticket_acknowledge");
+  assert.ok(res.body.error.details.nextStep.payload.additionalCriteria);
+});
+
+test("TKT-187 begin of a ticket assigned to another agent: 409; unknown ticket: 404", async () => {
+  const b = await board();
+  const t = await ticket(b, { status: "claimed", assignee: b.other.agentId });
+  const res = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"] });
+  assert.equal(res.status, 409);
+  assert.deepEqual(await liveFiles(b), []);
+  const missing = await begin(b.dev.token, { ticketId: `${b.prefix}-4040`, files: ["src/a.ts"] });
+  assert.equal(missing.status, 404);
+  assert.equal(missing.body.error.details.recovery.action, "RESOLVE_TICKET_REF");
+});
+
+test("TKT-187 begin again on the caller's in-progress ticket renews claims without a status write", async () => {
+  const b = await board();
+  const t = await ticket(b, { status: "in_progress", assignee: b.dev.agentId });
+  const res = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"] });
+  assert.equal(res.status, 200, res.text);
+  const again = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts", "src/c.ts"] });
+  assert.equal(again.status, 200, again.text);
+  assert.deepEqual(await liveFiles(b, b.dev.agentId), ["src/a.ts", "src/c.ts"]);
+});
+
+test("TKT-031 begin of a human-only ticket is refused", async () => {
+  const b = await board();
+  const t = await ticket(b, { humanOnly: true });
+  const res = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"] });
+  assert.equal(res.status, 403);
+  assert.deepEqual(await liveFiles(b), []);
+});
