@@ -422,3 +422,30 @@ export const ContextMoreData = z.object({
 }).openapi("ContextMore");
 
 export const ContextMoreResponse = envelope(ContextMoreData);
+
+/** `meta.context` on every authenticated call (CONV-009/010 design), published as a component. */
+export const MetaContext = z.object({
+  unreadNotifications: z.number().int().min(1).optional().openapi({
+    description: "Notifications (mentions...) waiting for you: GET /context delivers them in `updates`",
+  }),
+  expiringClaims: z.number().int().min(1).optional().openapi({
+    description: "Your live claims that expire within 5 minutes: claim the files again to keep them",
+  }),
+  expiredClaims: z.number().int().min(1).optional().openapi({
+    description: "Your claims past their expiry and not released",
+  }),
+  ledgerStale: z.object({
+    minutesSilent: z.number().int(),
+    thresholdMinutes: z.number().int(),
+    stale: z.boolean().openapi({
+      description: "true: writes other than ledger writes answer 429 LEDGER_STALE",
+    }),
+  }).optional().openapi({
+    description: "While you hold a claim or an in-progress ticket, from 5 minutes before the LEDGER_STALE " +
+      "threshold: silence measured as the gate does",
+  }),
+}).openapi("MetaContext", {
+  description: "meta.context: a compact update about the caller's own situation, computed at the start of " +
+    "every authenticated call (GET /context: after it delivered notifications). Each key appears only when " +
+    "non-zero; with nothing to report meta has no `context` key at all.",
+});

@@ -35,8 +35,8 @@ export const PatchTicketBody = z.object({
   ticketId: TicketRef,
   action: z.enum(ACTIONS).optional().openapi({
     description: "Wins over status. claim: backlog/sprint_backlog to claimed, caller becomes assignee " +
-      "(implies assignToSelf; on a board without claimed it only assigns). release: any open status to backlog, " +
-      "unassigns. submit_for_review: a started, non-review status to in_review (if a column) else review; " +
+      "(implies assignToSelf; on a board without claimed, or for an unassigned claimed ticket, it only assigns). " +
+      "release: any open status to backlog, unassigns (an assigned backlog ticket is only unassigned). submit_for_review: a started, non-review status to in_review (if a column) else review; " +
       "needs reviewHandoff; releases the caller's own claims on the ticket. approve: review status to done, " +
       "review mode light only (elsewhere 403 APPROVE_VIA_ENDPOINT); releases every claim on the ticket. " +
       "request_changes: review status to in_progress. block: to blocked. unblock: blocked to in_progress.",

@@ -1,5 +1,11 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ContextMoreQuery, ContextMoreResponse, ContextQuery, ContextResponse } from "@/contracts/context.ts";
+import {
+  ContextMoreQuery,
+  ContextMoreResponse,
+  ContextQuery,
+  ContextResponse,
+  MetaContext,
+} from "@/contracts/context.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import { getContext } from "@/domain/context/build.ts";
 import { contextMore } from "@/domain/context/more.ts";
@@ -28,8 +34,9 @@ export const contextRoute = defineRoute({
     "\n\nSide effects: the notifications returned in `updates` are marked read, and the call records what you",
     "have seen (brief version, skill version) for `updates` and `skillStale` next time.",
     "\n\nmeta: `responseBytes` is the UTF-8 size of the serialized `data`; `refreshedToken` carries a",
-    "replacement session token when yours is within 30 minutes of its 7-day limit (switch to it; the old one",
-    "keeps working until it expires); `context` as on every call.",
+    "replacement session token for the same session when yours is within 30 minutes of its 7-day limit",
+    "(switch to it); `context` as on every call (schema MetaContext: unreadNotifications,",
+    "expiringClaims, expiredClaims, ledgerStale; present only when one of them is non-zero).",
     "\n\nErrors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown",
     "`ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform`",
     "differs (case-insensitively) from the platform recorded for the token, with `details.tokenPlatform`,",
@@ -77,6 +84,8 @@ function list(value: string | undefined): string[] {
 }
 
 export function registerContext(api: OpenAPIHono<AppEnv>): void {
+  // meta.context is typed loosely in the shared Meta schema; its documented shape is this component.
+  api.openAPIRegistry.register("MetaContext", MetaContext);
   handle(api, contextRoute, async ({ c, ctx, query }) => {
     const { data, metaContext } = await getContext(ctx, {
       compact: query.compact ?? false,

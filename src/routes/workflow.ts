@@ -48,7 +48,9 @@ export const patchTicketRoute = defineRoute({
     "changes_requested or in_progress (also actions approve in light and request_changes) and may attach a " +
     "reviewHandoff; title and description only by the assignee, the creator or an orchestrator; everyone " +
     "else 403 FORBIDDEN. A human-only ticket answers 403 with code VALIDATION_ERROR. " +
-    "Guards, in order: unknown status 400 VALIDATION_ERROR (details.validStatuses, recovery USE_VALID_STATUS); " +
+    "Checks, in order: human-only, orchestrator claim, assignment conflict, unknown status, permissions (before " +
+    "anything about the ticket's state is revealed), then the guards. Unknown status: 400 VALIDATION_ERROR " +
+    "(details.validStatuses, recovery USE_VALID_STATUS); " +
     "a terminal ticket 422 INVALID_TRANSITION; a status or action target equal to the current status 409 " +
     "CONFLICT (details.observedStatus, reason ALREADY_IN_STATUS, recovery REFRESH_TICKET_STATE: the move has " +
     "happened); guard 4 outside light: any move to done 403 FORBIDDEN (recovery APPROVE_VIA_ENDPOINT when the " +

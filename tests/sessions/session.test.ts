@@ -249,6 +249,11 @@ test("SESS-018 PATCH status canceled cancels the session and revokes its token",
   const again = await patch(orch.token, a.sessionId, { status: "complete" });
   assert.equal(again.status, 409);
   assert.equal(again.body.error.code, "CONFLICT");
+  // The state changes are in the project's event feed.
+  const { db } = await env();
+  const kinds = (await db.selectFrom("events").select("kind").where("entity_id", "=", a.sessionId)
+    .orderBy("seq").execute()).map((e) => e.kind);
+  assert.deepEqual(kinds, ["session.opened", "session.canceled"]);
 });
 
 test("SESS-019 only an orchestrator force-completes, and only another agent's session", async () => {

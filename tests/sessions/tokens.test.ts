@@ -144,3 +144,25 @@ test("RATE-001 more than 200 requests in 5 minutes on one session token answers 
   await advanceClock(5 * MIN);
   assert.equal((await me(a.token)).status, 200);
 });
+
+test("ROLE-007 unknown, revoked, expired and closed-session tokens answer one identical 401", async () => {
+  const { projectId } = await newProject();
+  const revoked = await pairAgent(projectId);
+  await call("POST", "/session/refresh", { body: { token: revoked.token } });
+  const canceled = await pairAgent(projectId);
+  await call("PATCH", `/session/${canceled.sessionId}`, {
+    token: canceled.token,
+    body: { status: "canceled" },
+  });
+  const idle = await pairAgent(projectId);
+  await advanceClock(DAY + 1000);
+  const bodies = [];
+  for (const token of ["svc_sess_unknown", "garbage", revoked.token, canceled.token, idle.token]) {
+    const res = await me(token);
+    assert.equal(res.status, 401);
+    bodies.push(res.body);
+  }
+  for (const body of bodies) assert.deepEqual(body, bodies[0]);
+  assert.equal(bodies[0].error.code, "UNAUTHORIZED");
+  assert.equal(bodies[0].error.details.recovery.action, "REPAIR_OR_REFRESH");
+});

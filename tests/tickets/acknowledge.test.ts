@@ -134,3 +134,13 @@ test("RATE-010 POST /ticket/{id}/acknowledge counts as /ticket: 3 units", async 
   const b = await ack(s.agent.token, t.id);
   assert.equal(a.body.meta.callsRemaining - b.body.meta.callsRemaining, 3);
 });
+
+test("TKT-192 concurrent acknowledges with the same criterion add it once", async () => {
+  const s = await setup();
+  const t = await create(s.agent.token);
+  const body = { additionalCriteria: [{ title: "Raced criterion", requiresEvidence: true }] };
+  const results = await Promise.all(Array.from({ length: 6 }, () => ack(s.agent.token, t.id, body)));
+  for (const r of results) assert.equal(r.status, 200, r.text);
+  assert.equal(results.filter((r) => r.body.data.added === 1).length, 1);
+  assert.equal((await getTicket(s.agent.token, t.id)).acceptanceCriteria.length, 1);
+});

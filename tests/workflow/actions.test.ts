@@ -244,3 +244,17 @@ test("TKT-163 the reviewer may move it only out of review", async () => {
   const edit = await patch(b.evaluator.token, { ticketId: t.id, priority: "high" });
   assert.equal(edit.status, 403);
 });
+
+test("TKT-071 release of an assigned backlog ticket only unassigns; TKT-070 claim of an unassigned claimed ticket only assigns", async () => {
+  const b = await board();
+  const t = await ticket(b, { status: "backlog", assignee: b.dev.agentId });
+  const res = await patch(b.dev.token, { ticketId: t.id, action: "release" });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.data.status, "backlog");
+  assert.equal(res.body.data.assigneeAgentId, null);
+  const u = await ticket(b, { status: "claimed" });
+  const claim = await patch(b.other.token, { ticketId: u.id, action: "claim" });
+  assert.equal(claim.status, 200, claim.text);
+  assert.equal(claim.body.data.status, "claimed");
+  assert.equal(claim.body.data.assigneeAgentId, b.other.agentId);
+});

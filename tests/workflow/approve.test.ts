@@ -105,3 +105,10 @@ test("CONV-027 the approve path takes the ticket id, never the key", async () =>
   assert.equal(res.body.error.code, "TICKET_NOT_FOUND");
   assert.equal(res.body.error.details.recovery.action, "RESOLVE_TICKET_REF");
 });
+
+test("TKT-077 the approve body is optional", async () => {
+  const b = await board();
+  const t = await ticket(b, { status: "review", assignee: b.dev.agentId, tested: true });
+  const res = await call("POST", `/ticket/${t.id}/approve`, { token: b.orchestrator.token });
+  assert.equal(res.status, 200, res.text);
+});

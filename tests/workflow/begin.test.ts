@@ -129,3 +129,17 @@ test("TKT-031 begin of a human-only ticket is refused", async () => {
   assert.equal(res.status, 403);
   assert.deepEqual(await liveFiles(b), []);
 });
+
+test("TKT-187 begin of the caller's ticket in review takes it back to work and clears the stale handoff", async () => {
+  const b = await board();
+  const t = await ticket(b, {
+    status: "review",
+    assignee: b.dev.agentId,
+    reviewHandoff: { summary: "s", changedFiles: ["src/a.ts"], branch: "b" },
+  });
+  const res = await begin(b.dev.token, { ticketId: t.id, files: ["src/a.ts"] });
+  assert.equal(res.status, 200, res.text);
+  const row = await ticketRow(t.id);
+  assert.equal(row.status, "in_progress");
+  assert.equal(row.review_handoff, null);
+});

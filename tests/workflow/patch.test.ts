@@ -320,6 +320,8 @@ test("TKT-164 anyone else gets 403 FORBIDDEN", async () => {
     assert.equal(res.status, 403, JSON.stringify(body));
     assert.equal(res.body.error.code, "FORBIDDEN");
   }
+  const same = await patch(b.other.token, { ticketId: t.id, status: "in_progress" });
+  assert.equal(same.status, 403, "permission is checked before the ticket's state is revealed");
   const unassigned = await ticket(b);
   const move = await patch(b.other.token, { ticketId: unassigned.id, status: "claimed" });
   assert.equal(move.status, 403, "moving an unassigned ticket needs assignToSelf");

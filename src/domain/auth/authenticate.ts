@@ -2,7 +2,7 @@ import type { AgentRole } from "@/db/tables/foundation.ts";
 import type { Actor, ActorKind } from "@/domain/shared/actor.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hashToken } from "@/domain/shared/crypto.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import { fail, recovery } from "@/domain/shared/errors.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
 import { SUBAGENT_SCOPES } from "./scopes.ts";
 import {
@@ -16,6 +16,23 @@ import {
 
 export const SUB_AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const OPEN_STATUSES = ["active", "awaiting_input", "error"] as const;
+
+/**
+ * The one refusal for a token that does not work: unknown, malformed, expired (7-day limit or idle),
+ * revoked, bound to a closed session, minted from a revoked parent, or of a revoked agent, an archived
+ * project or a suspended organization. One body for all, so a token's state is never disclosed.
+ */
+function rejected() {
+  return fail.unauthorized("Invalid, expired or revoked credentials", {
+    recovery: recovery(
+      "REPAIR_OR_REFRESH",
+      "POST /session/refresh",
+      "A session token that expired less than 7 days ago can be refreshed; otherwise pair again " +
+        "(POST /pair/connect) with a new code, or ask your orchestrator for a new sub-agent token",
+      { token: "<your last session token>" },
+    ),
+  });
+}
 
 export interface AuthenticateInput {
   bearer: string | undefined;
@@ -32,7 +49,7 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
   const token = input.bearer?.trim();
   if (!token) throw fail.unauthorized("Missing bearer token");
   const kind = tokenKindOf(token);
-  if (!kind) throw fail.unauthorized("Malformed bearer token");
+  if (!kind) throw rejected();
   const now = ctx.clock.now();
   const row = await ctx.db
     .selectFrom("tokens as t")
@@ -72,27 +89,22 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
     ])
     .where("t.token_hash", "=", await hashToken(token))
     .executeTakeFirst();
-  if (!row || row.kind !== kind.tokenKind) throw fail.unauthorized("Unknown token");
-  if (row.revokedAt) throw fail.unauthorized("Token revoked");
-  if (row.expiresAt && row.expiresAt <= now) throw fail.unauthorized("Token expired");
-  if (row.idleExpiresAt && row.idleExpiresAt <= now) {
-    throw fail.unauthorized("Token expired after inactivity");
-  }
-  if (row.agentStatus === "revoked") throw fail.unauthorized("Agent revoked");
-  if (row.projectStatus !== "active") throw fail.unauthorized("Project is archived");
-  if (row.orgStatus !== "active") throw fail.unauthorized("Organization is suspended");
+  if (!row || row.kind !== kind.tokenKind) throw rejected();
+  if (row.revokedAt) throw rejected();
+  if (row.expiresAt && row.expiresAt <= now) throw rejected();
+  if (row.idleExpiresAt && row.idleExpiresAt <= now) throw rejected();
+  if (row.agentStatus === "revoked") throw rejected();
+  if (row.projectStatus !== "active") throw rejected();
+  if (row.orgStatus !== "active") throw rejected();
   if (row.sessionId && !(OPEN_STATUSES as readonly string[]).includes(row.sessionStatus ?? "")) {
-    throw fail.unauthorized("Session is closed; pair again or refresh");
+    throw rejected();
   }
   let role: AgentRole = row.role;
   let scopes = row.scopes;
   let subAgentName = row.subAgentName;
   let sessionId = row.sessionId;
   if (kind.actorKind === "subagent") {
-    if (row.parentRevokedAt) {
-      throw fail.unauthorized("Parent session token was revoked or rotated");
-    }
-    if (!row.subAgentRole || row.subAgentRevokedAt) throw fail.unauthorized("Sub-agent is not registered");
+    if (row.parentRevokedAt || !row.subAgentRole || row.subAgentRevokedAt) throw rejected();
     role = row.subAgentRole;
   }
 

@@ -1,88 +1,33 @@
 import { sql } from "kysely";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
-import type { LedgerType } from "@/db/tables/work.ts";
-import { headCursor } from "@/domain/events/feed.ts";
-import { EVENTS_POLL_INTERVAL_SECONDS } from "@/domain/events/feed.ts";
+import { EVENTS_POLL_INTERVAL_SECONDS, headCursor } from "@/domain/events/feed.ts";
 import { workqueue } from "@/domain/projects/overview.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
 import { boardColumns, REVIEW_STATUSES, reviewColumn } from "@/domain/tickets/workflow.ts";
 import { deliverNotifications, recordContextCall, skillVersion } from "./agent-state.ts";
 import { COMPACT_BRIEF_CHARS, contextBrief, FULL_BRIEF_CHARS } from "./brief.ts";
-import { claimsOverview, collisionWarnings, STALE_CLAIM_MS } from "./claims.ts";
+import { claimsOverview, collisionWarnings } from "./claims.ts";
 import { contextDocuments } from "./documents.ts";
 import { guidanceFor, pendingActions } from "./guidance.ts";
 import { type LedgerFilter, ledgerPage, pinnedContextEntries } from "./ledger.ts";
 import { ledgerCursor, pendingReviewsCursor } from "./more.ts";
 import { nextActionFor, pickableCount } from "./next-action.ts";
+import {
+  ceilings,
+  checkPlatform,
+  COMPACT_LEDGER_ENTRIES,
+  type ContextInput,
+  DEFAULT_LEDGER_LIMIT,
+  DEFAULT_UPDATES_LIMIT,
+  outOfCeiling,
+  PENDING_REVIEWS_SHOWN,
+  STALE_TICKETS_SHOWN,
+} from "./params.ts";
 import { countReviews, reviewPage, yourReviews } from "./reviews.ts";
 import { callerSituationOnce, metaContextOf } from "./silence.ts";
 import { staleTicketsTop } from "./stale-tickets.ts";
 import { countThreads, threadPage, type ThreadStatusFilter } from "./threads.ts";
 import { writePayloadSchemas } from "./write-schemas.ts";
-
-/** Service-wide maximum of each project ceiling (CTX-006); a project may set lower ones in its settings. */
-export const LEDGER_CEILING_MAX = 100;
-export const THREAD_CEILING_MAX = 50;
-export const DEFAULT_LEDGER_LIMIT = 10;
-export const DEFAULT_UPDATES_LIMIT = 20;
-export const COMPACT_LEDGER_ENTRIES = 5;
-export const PENDING_REVIEWS_SHOWN = 20;
-/** Longest-silent first; the rest are on the board. */
-export const STALE_TICKETS_SHOWN = 20;
-
-export interface ContextInput {
-  compact: boolean;
-  ledgerLimit?: number | undefined;
-  threadLimit?: number | undefined;
-  threadStatus?: string | undefined;
-  updatesLimit?: number | undefined;
-  since?: string | undefined;
-  includeSystemLedger: boolean;
-  includeAudit: boolean;
-  ledgerSource?: "agent" | "system" | "all" | undefined;
-  ledgerTypes?: LedgerType[] | undefined;
-  ledgerSessionId?: string | undefined;
-  ledgerFileRef?: string | undefined;
-  ledgerSubAgent?: string | undefined;
-  include: string[];
-  expectedPlatform?: string | undefined;
-  headerPlatform?: string | undefined;
-}
-
-/** The project ceilings: settings `contextLedgerCeiling` (0..100) and `contextThreadCeiling` (1..50). */
-export function ceilings(settings: ProjectSettings): { ledger: number; threads: number } {
-  const pick = (value: unknown, min: number, max: number) =>
-    typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : max;
-  return {
-    ledger: pick(settings.contextLedgerCeiling, 0, LEDGER_CEILING_MAX),
-    threads: pick(settings.contextThreadCeiling, 1, THREAD_CEILING_MAX),
-  };
-}
-
-/** CTX-017/039: the platform the caller claims must be the one recorded for its token. */
-function checkPlatform(ctx: ActorCtx, input: ContextInput): void {
-  const recorded = ctx.actor.platform;
-  for (const requested of [input.headerPlatform, input.expectedPlatform]) {
-    if (requested === undefined || requested === "") continue;
-    if (recorded === null || requested.trim().toLowerCase() !== recorded.trim().toLowerCase()) {
-      throw fail.conflict(
-        `This token belongs to platform "${recorded ?? "unknown"}", not "${requested}"`,
-        { tokenPlatform: recorded, requestedPlatform: requested, tokenAgentName: ctx.actor.agentName },
-        "IDENTITY_MISMATCH",
-      );
-    }
-  }
-}
-
-function outOfCeiling(field: string, value: number, min: number, max: number) {
-  const message = `${field} must be between ${min} and ${max} (the project ceiling)`;
-  return fail.validation(`Invalid ${field}: ${message}`, {
-    target: "query",
-    fields: [{ path: field, message, code: value < min ? "too_small" : "too_big" }],
-    ceiling: max,
-  });
-}
 
 const ACTIVE_STATUSES = ["in_progress", "blocked", "changes_requested", "claimed"];
 const SESSION_OPEN: Array<"active" | "awaiting_input" | "error"> = ["active", "awaiting_input", "error"];
@@ -541,6 +486,3 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
   };
   return { data, metaContext: metaContextOf(situation) };
 }
-
-/** Age in minutes above which an own claim is listed in `resume.staleClaims`. */
-export const STALE_CLAIM_MINUTES = STALE_CLAIM_MS / 60_000;

@@ -11,6 +11,7 @@ import { checkCriteria } from "./transitions.ts";
 import {
   boardColumns,
   invalidTransitionError,
+  isReviewStatus,
   isTerminal,
   moveStatus,
   observedConflict,
@@ -115,6 +116,8 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
       assignee_agent_id: actor.agentId,
       sub_agent_name: actor.subAgentName,
       ...(acknowledging ? { criteria_acknowledged_at: now } : {}),
+      // Back to work from review: the submitted handoff is stale (reviewHistory keeps it).
+      ...(isReviewStatus(ticket.status) ? { review_handoff: null } : {}),
     };
     if (moving) {
       await moveStatus(trx, {

@@ -19,6 +19,7 @@ import { resolveTicketRef } from "./refs.ts";
 import { type TicketRow, withPriority } from "./serialize.ts";
 import { loadProject, reviewEntry } from "./ticket-context.ts";
 import {
+  actionTarget,
   checkCriteria,
   checkDirectDone,
   checkReviewHandoff,
@@ -31,6 +32,7 @@ import {
 } from "./transitions.ts";
 import {
   appendReviewHistory,
+  boardColumns,
   isReviewerStatus,
   isReviewStatus,
   isTerminal,
@@ -38,6 +40,7 @@ import {
   observedConflict,
   REVIEWER_TARGETS,
   statusConflictError,
+  unknownStatusError,
 } from "./workflow.ts";
 
 /** Body fields that count as "a field" (ticketId and expectedStatus do not; false flags are no-ops). */
@@ -109,15 +112,23 @@ export async function patchTicket(ctx: ActorCtx, input: PatchTicketInput) {
     const unassigning = input.unassign === true || input.action === "release";
 
     // Which status move, if any (guard 1 first half: the status exists, the ticket is not terminal).
-    let to: string | null = null;
+    // Permission first (on the move's target), then the state-dependent checks of guard 1.
     const action: TicketAction | undefined = input.action;
-    if (action) to = planAction(settings, action, ticket.status, ticket.id).to;
+    if (!action && input.status !== undefined && !boardColumns(settings).includes(input.status)) {
+      throw unknownStatusError(settings, input.status);
+    }
+    const target = action ? actionTarget(settings, action) : input.status ?? null;
+    assertMayChange(actor, ticket, { fields, to: target, actsAsAssignee, unassigning });
+    let to: string | null = null;
+    // release of an assigned backlog ticket, or claim of an unassigned claimed one, only (un)assigns.
+    const assignOnly =
+      (action === "release" && ticket.status === "backlog" && ticket.assignee_agent_id !== null) ||
+      (action === "claim" && ticket.status === "claimed" && ticket.assignee_agent_id === null);
+    if (action && !assignOnly) to = planAction(settings, action, ticket.status, ticket.id).to;
     else if (input.status !== undefined) {
       checkStatusWrite(settings, ticket.id, ticket.status, input.status);
       to = input.status;
     }
-
-    assertMayChange(actor, ticket, { fields, to, actsAsAssignee, unassigning });
 
     if (ticket.status === "done" && (input.title !== undefined || input.description !== undefined)) {
       throw fail.unprocessable("A done ticket's title and description cannot be edited (guard 7)", {

@@ -122,7 +122,8 @@ export function planAction(
   }
 }
 
-function actionTarget(settings: ProjectSettings, action: TicketAction): string | null {
+/** Where an action leads on this board (null: claim on a board without `claimed`). */
+export function actionTarget(settings: ProjectSettings, action: TicketAction): string | null {
   switch (action) {
     case "claim":
       return boardColumns(settings).includes("claimed") ? "claimed" : null;

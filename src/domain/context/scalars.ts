@@ -1,0 +1,83 @@
+import { sql } from "kysely";
+import type { DbOrTrx } from "@/db/database.ts";
+import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+import type { ThreadStatusFilter } from "./threads.ts";
+
+export interface ContextScalars {
+  agent: {
+    id: string;
+    name: string;
+    platform: string | null;
+    model: string | null;
+    company: string | null;
+    capabilities: string[];
+  };
+  /** Newest event sequence of the project (0 without events). */
+  head: number;
+  /** Sessions of the agent (same sub-agent identity), counted up to 2. */
+  sessions: number;
+  modulesDone: number;
+  reviewTotal: number;
+  pickable: number;
+  threadCount: number;
+  env: { env_health: Record<string, unknown>; created_at: string } | null;
+  latestReport: Record<string, unknown> | null;
+}
+
+interface Row {
+  agent: ContextScalars["agent"] | string;
+  head: string | number | null;
+  sessions: number;
+  modules_done: number;
+  review_total: number;
+  pickable: number;
+  thread_count: number;
+  env: ContextScalars["env"] | string | null;
+  latest_report: Record<string, unknown> | string | null;
+}
+
+const parsed = <T>(value: T | string | null): T | null =>
+  typeof value === "string" ? JSON.parse(value) as T : value;
+
+/**
+ * The single-value parts of GET /context in ONE statement (each subquery an index or index-only
+ * lookup), so that they cost one round trip instead of nine.
+ */
+export async function contextScalars(
+  db: DbOrTrx,
+  input: { projectId: string; agentId: string; subAgentName: string | null; threadStatus: ThreadStatusFilter },
+): Promise<ContextScalars> {
+  const { projectId, agentId } = input;
+  const sub = input.subAgentName;
+  const reviewStatuses = sql.join(REVIEW_STATUSES.map((s) => sql.lit(s)));
+  const threadFilter = input.threadStatus === "all" ? sql`` : sql`AND t.status = ${input.threadStatus}`;
+  const result = await sql<Row>`SELECT
+      (SELECT row_to_json(x) FROM (SELECT id, name, platform, model, company, capabilities FROM agents
+        WHERE id = ${agentId}) x) AS agent,
+      (SELECT seq FROM event_cursors WHERE project_id = ${projectId}) AS head,
+      (SELECT count(*)::int FROM (SELECT 1 FROM sessions WHERE agent_id = ${agentId}
+        AND sub_agent_name IS NOT DISTINCT FROM ${sub} LIMIT 2) s) AS sessions,
+      (SELECT count(DISTINCT payload->>'moduleName')::int FROM ledger_entries WHERE project_id = ${projectId}
+        AND type = 'DONE' AND payload->>'kind' = 'handoff') AS modules_done,
+      (SELECT count(*)::int FROM tickets WHERE project_id = ${projectId} AND status IN (${reviewStatuses})
+        AND (assignee_agent_id IS NULL OR assignee_agent_id <> ${agentId})) AS review_total,
+      (SELECT count(*)::int FROM tickets WHERE project_id = ${projectId} AND assignee_agent_id IS NULL
+        AND human_only = false AND status IN ('backlog', 'sprint_backlog', 'claimed')) AS pickable,
+      (SELECT count(*)::int FROM threads t WHERE t.project_id = ${projectId} ${threadFilter}) AS thread_count,
+      (SELECT row_to_json(e) FROM (SELECT env_health, created_at FROM ledger_entries WHERE agent_id = ${agentId}
+        AND env_health IS NOT NULL ORDER BY seq DESC LIMIT 1) e) AS env,
+      (SELECT report FROM sessions WHERE agent_id = ${agentId} AND report IS NOT NULL
+        ORDER BY report_at DESC NULLS LAST LIMIT 1) AS latest_report`.execute(db);
+  const row = result.rows[0]!;
+  return {
+    agent: parsed(row.agent)!,
+    head: Number(row.head ?? 0),
+    sessions: Number(row.sessions),
+    modulesDone: Number(row.modules_done),
+    reviewTotal: Number(row.review_total),
+    pickable: Number(row.pickable),
+    threadCount: Number(row.thread_count),
+    env: parsed(row.env),
+    latestReport: parsed(row.latest_report),
+  };
+}
