@@ -21,7 +21,8 @@ is replaced by a generated UUID. Every response carries the header.
 **Body size.** Bodies over 1 MiB (64 KB for \`POST /pair/connect\`) answer 413 \`PAYLOAD_TOO_LARGE\` before parsing.
 A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR\`.
 
-**Lengths.** Character limits count UTF-16 code units (JavaScript string length); byte limits are stated as bytes.
+**Lengths.** Character limits count Unicode code points (an emoji is one character); byte limits (the 64 KB
+pairing body, brief chunks in KB) count UTF-8 bytes.
 
 **Policy extensions.** Each operation lists \`x-svc-scope\` (scope needed), \`x-svc-roles\` (roles allowed) and
 \`x-svc-cost\` (rate-limit units: light reads 1, writes 2, heavy reads (\`GET /context\`, \`GET /search\`) and any method on /ticket or its sub-paths such as
