@@ -165,17 +165,32 @@ function argsOf<R extends RouteConfig>(route: R, c: Context<AppEnv>): HandlerArg
   };
 }
 
-/** Registers a route whose policy authenticates: the handler gets the validated input and the actor ctx. */
+/** A validation hook: answers a failed validation itself, or returns undefined for the default. */
+export type ValidationHook = (
+  result: { success: true; data?: unknown; target?: string } | {
+    success: false;
+    error: ZodError;
+    target?: string;
+    data?: unknown;
+  },
+  c: Context<AppEnv>,
+) => Response | undefined | Promise<Response | undefined>;
+
+/**
+ * Registers a route whose policy authenticates: the handler gets the validated input and the actor ctx.
+ * `hook` replaces the default validation answer for this route (e.g. to add a recovery).
+ */
 export function handle<R extends RouteConfig>(
   api: OpenAPIHono<AppEnv>,
   route: R,
   fn: (args: AuthedHandlerArgs<R>) => Promise<Response>,
+  hook?: ValidationHook,
 ): void {
   api.openapi(
     route,
     ((c: Context<AppEnv>) =>
       fn({ ...argsOf(route, c), ctx: actorCtx(c.get("deps"), c.get("actor")) })) as never,
-    hookFor(route) as never,
+    (hook ?? hookFor(route)) as never,
   );
 }
 

@@ -1,6 +1,4 @@
-import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { ZodError } from "zod";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { errorResponses } from "@/contracts/common.ts";
 import {
   CurrentSprintQuery,
@@ -22,10 +20,10 @@ import { currentSprint, getSprint, listSprints } from "@/domain/sprints/read.ts"
 import { patchSprint } from "@/domain/sprints/update.ts";
 import type { Recovery } from "@/domain/shared/errors.ts";
 import { resolveRefRecovery } from "@/domain/tickets/refs.ts";
-import { actorCtx, type AppEnv } from "@/http/env.ts";
+import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { errorBody, fieldErrors } from "@/http/errors.ts";
-import { type AuthedHandlerArgs, defineRoute, handle } from "@/http/route.ts";
+import { defineRoute, handle, type ValidationHook } from "@/http/route.ts";
 
 const TAGS = ["Sprints"];
 const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
@@ -137,62 +135,42 @@ function recoveryFor(paths: string[], target: string): Recovery {
   return target === "param" ? listSprintsRecovery() : fixSprintFieldsRecovery;
 }
 
-/**
- * Like `handle`, with a validation hook that adds the spec's recovery (FIX_SPRINT_FIELDS, LIST_SPRINTS,
- * RESOLVE_TICKET_REF) to the usual 400 VALIDATION_ERROR.
- */
-function handleSprint<R extends RouteConfig>(
-  api: OpenAPIHono<AppEnv>,
-  route: R,
-  fn: (args: AuthedHandlerArgs<R>) => Promise<Response>,
-): void {
-  const hook = (
-    result: { success: boolean; error?: ZodError; target?: string },
-    c: Context<AppEnv>,
-  ) => {
-    if (result.success || !result.error) return undefined;
-    const fields = fieldErrors(result.error);
-    const first = fields[0];
-    const target = result.target ?? "json";
-    return c.json(
-      errorBody("VALIDATION_ERROR", first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
-        target,
-        fields,
-        recovery: recoveryFor(fields.map((f) => f.path), target),
-      }),
-      400,
-    );
-  };
-  const valid = (c: Context<AppEnv>, target: string) =>
-    (c.req as unknown as { valid(t: string): unknown }).valid(target);
-  api.openapi(
-    route,
-    ((c: Context<AppEnv>) =>
-      fn({
-        c,
-        ctx: actorCtx(c.get("deps"), c.get("actor")),
-        body: route.request?.body ? valid(c, "json") : undefined,
-        query: route.request?.query ? valid(c, "query") : undefined,
-        params: route.request?.params ? valid(c, "param") : undefined,
-      } as AuthedHandlerArgs<R>)) as never,
-    hook as never,
+/** The usual 400 VALIDATION_ERROR, plus the spec's recovery (FIX_SPRINT_FIELDS, LIST_SPRINTS, RESOLVE_TICKET_REF). */
+const sprintHook: ValidationHook = (result, c) => {
+  if (result.success) return undefined;
+  const fields = fieldErrors(result.error);
+  const first = fields[0];
+  const target = result.target ?? "json";
+  return c.json(
+    errorBody("VALIDATION_ERROR", first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
+      target,
+      fields,
+      recovery: recoveryFor(fields.map((f) => f.path), target),
+    }),
+    400,
   );
-}
+};
 
 export function registerSprints(api: OpenAPIHono<AppEnv>): void {
   handle(api, listRoute, async ({ c, ctx }) => ok(c, await listSprints(ctx)));
   // Registered before /sprint/{sprintId} so that `current` is never read as an id.
   handle(api, currentRoute, async ({ c, query, ctx }) => ok(c, await currentSprint(ctx, query.include)));
-  handleSprint(api, getRoute, async ({ c, params, ctx }) => ok(c, await getSprint(ctx, params.sprintId)));
-  handleSprint(api, assignRoute, async ({ c, body, ctx }) => {
+  handle(
+    api,
+    getRoute,
+    async ({ c, params, ctx }) => ok(c, await getSprint(ctx, params.sprintId)),
+    sprintHook,
+  );
+  handle(api, assignRoute, async ({ c, body, ctx }) => {
     const { result, replayed } = await assignTicketToSprint(ctx, body);
     if (replayed) c.header("Idempotent-Replayed", "true");
     return ok(c, result);
-  });
-  handleSprint(api, createRoute, async ({ c, body, ctx }) => ok(c, await createSprint(ctx, body), 201));
-  handleSprint(
+  }, sprintHook);
+  handle(api, createRoute, async ({ c, body, ctx }) => ok(c, await createSprint(ctx, body), 201), sprintHook);
+  handle(
     api,
     patchRoute,
     async ({ c, params, body, ctx }) => ok(c, await patchSprint(ctx, params.sprintId, body)),
+    sprintHook,
   );
 }

@@ -287,14 +287,7 @@ async function createHook(result: HookResult, c: Context<AppEnv>): Promise<Respo
 
 /** Tickets routes: create, batch, read, board, search, delete, acknowledge. */
 export function registerTickets(api: OpenAPIHono<AppEnv>): void {
-  api.openapi(
-    createTicketRoute,
-    ((c: Context<AppEnv>) => {
-      const body = (c.req as unknown as { valid(t: string): CreateTicketFields }).valid("json");
-      return respondCreate(c, actorCtx(c.get("deps"), c.get("actor")), body);
-    }) as never,
-    createHook as never,
-  );
+  handle(api, createTicketRoute, ({ c, body, ctx }) => respondCreate(c, ctx, body), createHook);
   handle(api, batchTicketsRoute, async ({ c, body, ctx }) => {
     return ok(c, await createBatch(ctx, body.tickets.map(parseCreateRow)));
   });
