@@ -5687,7 +5687,7 @@ export interface paths {
          *
          *     Limits (design, CTX-006): `ledger_limit` 0 to the project ceiling, `thread_limit` 1 to the project ceiling. The ceilings are 100 entries and 50 threads unless the project settings lower them (`contextLedgerCeiling`, `contextThreadCeiling`). A value outside its range is refused with 400 VALIDATION_ERROR naming the parameter (`details.fields`, `details.ceiling`); it is never clamped. `thread_status` defaults to `open`; values other than open, closed, all are ignored.
          *
-         *     Compact mode (`compact=true`): `ledger` holds the 5 newest entries plus the non-superseded CONTEXT entries pinned to your active ticket; `brief.content` is cut to 500 characters (full mode: 16,000, with `briefTruncated` and `briefFetchUrl` when cut); `openClaims` becomes `{ count, ticketIds }`, `threads` `{ count, ids }`, `pendingReviews` `{ count, ticketIds }`; every `documents` item has `contentText: null`.
+         *     Compact mode (`compact=true`): `ledger` holds the 5 newest entries (fewer when `ledger_limit` is lower; 0 suppresses it) plus the CONTEXT entries pinned to your active ticket that no later CONTEXT entry on the same file or thread superseded; `brief.content` is cut to 500 characters (full mode: 16,000, with `briefTruncated` and `briefFetchUrl` when cut); `openClaims` becomes `{ count, ticketIds }`, `threads` `{ count, ids }`, `pendingReviews` `{ count, ticketIds }`; every `documents` item has `contentText: null`.
          *
          *     Side effects: the notifications returned in `updates` are marked read, and the call records what you have seen (brief version, skill version) for `updates` and `skillStale` next time.
          *

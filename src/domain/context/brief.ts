@@ -13,11 +13,16 @@ export function cutChars(text: string, max: number): { text: string; cut: boolea
   return { text: points.slice(0, max).join(""), cut: true };
 }
 
-export async function contextBrief(db: DbOrTrx, projectId: string, maxChars: number, publicUrl: string) {
-  const stored = await readBrief(db, projectId);
-  const { text, cut } = cutChars(serializeBrief(stored.content), maxChars);
+/** Context's `brief`, `briefTruncated` and `briefFetchUrl` from the project's current brief. */
+export function contextBrief(
+  version: number,
+  content: Record<string, unknown>,
+  maxChars: number,
+  publicUrl: string,
+) {
+  const { text, cut } = cutChars(serializeBrief(content), maxChars);
   return {
-    brief: { version: stored.version, content: text },
+    brief: { version, content: text },
     briefTruncated: cut,
     briefFetchUrl: cut ? `${publicUrl}/api/context/more?section=brief` : null,
   };

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
-import { EVENTS_POLL_INTERVAL_SECONDS, headCursor } from "@/domain/events/feed.ts";
+import { encodeEventCursor } from "@/domain/events/cursor.ts";
+import { EVENTS_POLL_INTERVAL_SECONDS } from "@/domain/events/feed.ts";
 import { workqueue } from "@/domain/projects/overview.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { boardColumns, REVIEW_STATUSES, reviewColumn } from "@/domain/tickets/workflow.ts";
@@ -11,7 +12,7 @@ import { contextDocuments } from "./documents.ts";
 import { guidanceFor, pendingActions } from "./guidance.ts";
 import { type LedgerFilter, ledgerPage, pinnedContextEntries } from "./ledger.ts";
 import { ledgerCursor, pendingReviewsCursor } from "./more.ts";
-import { nextActionFor, pickableCount } from "./next-action.ts";
+import { nextActionFor } from "./next-action.ts";
 import {
   ceilings,
   checkPlatform,
@@ -23,10 +24,11 @@ import {
   PENDING_REVIEWS_SHOWN,
   STALE_TICKETS_SHOWN,
 } from "./params.ts";
-import { countReviews, reviewPage, yourReviews } from "./reviews.ts";
+import { reviewPage, yourReviews } from "./reviews.ts";
+import { contextScalars } from "./scalars.ts";
 import { callerSituationOnce, metaContextOf } from "./silence.ts";
 import { staleTicketsTop } from "./stale-tickets.ts";
-import { countThreads, threadPage, type ThreadStatusFilter } from "./threads.ts";
+import { threadPage, type ThreadStatusFilter } from "./threads.ts";
 import { writePayloadSchemas } from "./write-schemas.ts";
 
 const ACTIVE_STATUSES = ["in_progress", "blocked", "changes_requested", "claimed"];
@@ -75,33 +77,35 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
   const compact = input.compact;
   const shownLedger = compact ? Math.min(ledgerLimit, COMPACT_LEDGER_ENTRIES) : ledgerLimit;
 
+  const briefPart = contextBrief(
+    project.brief_version,
+    project.brief ?? {},
+    compact ? COMPACT_BRIEF_CHARS : FULL_BRIEF_CHARS,
+    ctx.publicUrl,
+  );
   const [
-    agent,
+    scalars,
     session,
     activeRow,
     claims,
-    briefPart,
     ledger,
     threads,
-    threadCount,
     reviews,
-    reviewTotal,
     mine,
     queue,
     board,
-    modules,
     connected,
     situation,
-    cursor,
-    sessions,
-    envRow,
     stale,
-    next,
     skillState,
     notes,
   ] = await Promise.all([
-    db.selectFrom("agents").select(["id", "name", "platform", "model", "company", "role", "capabilities"])
-      .where("id", "=", actor.agentId).executeTakeFirstOrThrow(),
+    contextScalars(db, {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      subAgentName: actor.subAgentName,
+      threadStatus,
+    }),
     actor.sessionId
       ? db.selectFrom("sessions")
         .select([
@@ -139,24 +143,18 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       .orderBy(sql`(status = 'in_progress')`, "desc")
       .orderBy("status_changed_at", "desc").limit(1).executeTakeFirst(),
     claimsOverview(db, actor.projectId, actor.agentId, now),
-    contextBrief(db, actor.projectId, compact ? COMPACT_BRIEF_CHARS : FULL_BRIEF_CHARS, ctx.publicUrl),
     ledgerPage(db, actor.projectId, filter, shownLedger, null),
     threadPage(db, actor.projectId, threadStatus, threadLimit, null),
-    compact ? countThreads(db, actor.projectId, threadStatus) : Promise.resolve(0),
     reviewPage(db, {
       projectId: actor.projectId,
       agentId: actor.agentId,
       order: "oldest",
       limit: PENDING_REVIEWS_SHOWN,
     }),
-    countReviews(db, actor.projectId, actor.agentId),
     yourReviews(db, actor.projectId, actor.agentId, prefix),
     workqueue(db, actor.projectId, prefix, 20),
     db.selectFrom("tickets").select(["status", sql<number>`count(*)::int`.as("n")])
       .where("project_id", "=", actor.projectId).groupBy("status").execute(),
-    db.selectFrom("ledger_entries").select(sql<number>`count(distinct payload->>'moduleName')::int`.as("n"))
-      .where("project_id", "=", actor.projectId).where("type", "=", "DONE")
-      .where(sql<boolean>`payload->>'kind' = 'handoff'`).executeTakeFirst(),
     db.selectFrom("sessions as s").innerJoin("agents as a", "a.id", "s.agent_id")
       .select([
         "a.id",
@@ -176,13 +174,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       sessionId: actor.sessionId,
       now,
     }).then((s) => ({ ...s })),
-    headCursor(db, actor.projectId),
-    db.selectFrom("sessions").select("id").where("agent_id", "=", actor.agentId)
-      .where(sql<boolean>`sub_agent_name is not distinct from ${actor.subAgentName}`).limit(2).execute(),
-    db.selectFrom("ledger_entries").select(["env_health", "created_at"]).where("agent_id", "=", actor.agentId)
-      .where("env_health", "is not", null).orderBy("seq", "desc").limit(1).executeTakeFirst(),
     staleTicketsTop(db, actor.projectId, prefix, now, STALE_TICKETS_SHOWN),
-    pickableCount(db, actor.projectId),
     skillVersion().then(async (version) => ({
       version,
       // Writes: remember what the caller saw, deliver (mark read) the notifications shown.
@@ -197,13 +189,16 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
     })),
     deliverNotifications(db, actor.agentId, updatesLimit, now),
   ]);
+  const { agent, reviewTotal } = scalars;
+  const envRow = scalars.env;
+  const cursor = encodeEventCursor(actor.projectId, scalars.head);
   const skill = skillState.version;
   const previous = skillState.previous;
 
   // Second round: what depends on the active ticket.
   const expected = activeRow?.expected_files ?? [];
   const ownFiles = claims.open.filter((c) => c.isSelf).map((c) => c.file);
-  const [pinned, collisions, tested, latestReport] = await Promise.all([
+  const [pinned, collisions, tested] = await Promise.all([
     compact && activeRow && shownLedger > 0
       ? pinnedContextEntries(db, actor.projectId, activeRow.id)
       : Promise.resolve([]),
@@ -217,10 +212,6 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       ? db.selectFrom("ledger_entries").select("id").where("ticket_id", "=", activeRow.id)
         .where("type", "in", ["TESTED", "VERIFIED"]).limit(1).executeTakeFirst()
       : Promise.resolve(undefined),
-    session?.report
-      ? Promise.resolve({ report: session.report })
-      : db.selectFrom("sessions").select(["report"]).where("agent_id", "=", actor.agentId)
-        .where("report", "is not", null).orderBy("report_at", "desc").limit(1).executeTakeFirst(),
   ]);
 
   const delivered = { previous, notes };
@@ -289,7 +280,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
     ? {
       status: String(envRow.env_health.status ?? "unknown"),
       notes: Array.isArray(envRow.env_health.notes) ? envRow.env_health.notes : [],
-      reportedAt: envRow.created_at.toISOString(),
+      reportedAt: new Date(envRow.created_at).toISOString(),
     }
     : { status: "unknown", notes: [], reportedAt: null };
   const envBroken = envHealth.status === "broken";
@@ -317,7 +308,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
   });
   const nextAction = nextActionFor({
     active: activeTicket,
-    pickable: next,
+    pickable: scalars.pickable,
     briefVersion: project.brief_version,
     byStatus: Object.fromEntries(board.map((r) => [r.status, r.n])),
   });
@@ -356,7 +347,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
     ? "reviewing"
     : "planning";
 
-  const repoReport = latestReport?.report ?? null;
+  const repoReport = session?.report ?? scalars.latestReport;
   const reportedBranch = typeof repoReport?.git_branch === "string" ? repoReport.git_branch : null;
   const repoMismatch = activeTicket?.branch && reportedBranch
     ? {
@@ -401,7 +392,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       subAgentName: actor.subAgentName,
       capabilities: agent.capabilities,
     },
-    project: { id: project.id, name: project.name, phase, moduleCount, modulesDone: modules?.n ?? 0 },
+    project: { id: project.id, name: project.name, phase, moduleCount, modulesDone: scalars.modulesDone },
     brief: briefPart.brief,
     briefTruncated: briefPart.briefTruncated,
     briefFetchUrl: briefPart.briefFetchUrl,
@@ -420,7 +411,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
     collisionWarnings: collisions,
     ledger: ledgerEntries,
     ledgerCursor: ledger.nextSeq !== null ? ledgerCursor(filter, ledger.nextSeq) : null,
-    threads: compact ? { count: threadCount, ids: threads.rows.map((t) => t.id) } : threads.rows,
+    threads: compact ? { count: scalars.threadCount, ids: threads.rows.map((t) => t.id) } : threads.rows,
     updates,
     pendingActions: actions,
     hasBlockingActions: actions.some((a) => a.blocking),
@@ -463,7 +454,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
     },
     guidance: guidanceFor(actor.role, situation.thresholdMinutes, activeTicket !== null),
     nextAction,
-    isFirstSession: sessions.length <= 1,
+    isFirstSession: scalars.sessions <= 1,
     complianceScore,
     envHealth,
     repoMismatch,

@@ -1,21 +1,6 @@
-import { sql } from "kysely";
-import type { DbOrTrx } from "@/db/database.ts";
 import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
 
-const PICKABLE = ["backlog", "sprint_backlog", "claimed"];
 const ACTIVE = ["in_progress", "blocked", "changes_requested"];
-
-/** Unassigned, agent-movable tickets waiting to be picked (index-only on a partial index). */
-export async function pickableCount(db: DbOrTrx, projectId: string): Promise<number> {
-  const row = await db.selectFrom("tickets").select(sql<number>`count(*)::int`.as("n"))
-    .where("project_id", "=", projectId).where("assignee_agent_id", "is", null).where(
-      "human_only",
-      "=",
-      false,
-    )
-    .where("status", "in", PICKABLE).executeTakeFirstOrThrow();
-  return row.n;
-}
 
 /**
  * Context `nextAction`, with the vocabulary and order of the handoff's next action (first match wins):

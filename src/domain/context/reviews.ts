@@ -95,15 +95,6 @@ export async function reviewPage(
   };
 }
 
-/** Every review waiting for someone other than the caller (`pendingReviewsTotal`). */
-export async function countReviews(db: DbOrTrx, projectId: string, agentId: string): Promise<number> {
-  const row = await db.selectFrom("tickets").select(sql<number>`count(*)::int`.as("n"))
-    .where("project_id", "=", projectId).where("status", "in", [...REVIEW_STATUSES])
-    .where((eb) => eb.or([eb("assignee_agent_id", "is", null), eb("assignee_agent_id", "!=", agentId)]))
-    .executeTakeFirstOrThrow();
-  return row.n;
-}
-
 /** Tickets in review where the caller is the named reviewer (`yourReviews`). */
 export async function yourReviews(db: DbOrTrx, projectId: string, agentId: string, prefix: string) {
   const rows = await db.selectFrom("tickets").select(["id", "number", "title", "status", "status_changed_at"])

@@ -45,7 +45,12 @@ const parsed = <T>(value: T | string | null): T | null =>
  */
 export async function contextScalars(
   db: DbOrTrx,
-  input: { projectId: string; agentId: string; subAgentName: string | null; threadStatus: ThreadStatusFilter },
+  input: {
+    projectId: string;
+    agentId: string;
+    subAgentName: string | null;
+    threadStatus: ThreadStatusFilter;
+  },
 ): Promise<ContextScalars> {
   const { projectId, agentId } = input;
   const sub = input.subAgentName;

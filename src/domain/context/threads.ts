@@ -76,18 +76,3 @@ export async function threadPage(
     next: rows.length > limit && last ? { at: last.created_at_text, id: last.id } : null,
   };
 }
-
-/** How many threads match the status filter (compact `threads.count`). */
-export async function countThreads(
-  db: DbOrTrx,
-  projectId: string,
-  status: ThreadStatusFilter,
-): Promise<number> {
-  let q = db.selectFrom("threads").select(sql<number>`count(*)::int`.as("n")).where(
-    "project_id",
-    "=",
-    projectId,
-  );
-  if (status !== "all") q = q.where("status", "=", status);
-  return (await q.executeTakeFirstOrThrow()).n;
-}
