@@ -2,6 +2,7 @@
 import { SUBAGENT_SCOPES } from "@/domain/auth/scopes.ts";
 import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
 import { admin, env } from "../helpers/mod.ts";
+import { insertSubAgent } from "../helpers/fixtures.ts";
 
 /** An API key for a new agent of the project, with the given scopes (`[]` = unrestricted). */
 export async function apiKey(projectId: string, scopes: string[], role = "generator") {
@@ -17,14 +18,7 @@ export async function apiKey(projectId: string, scopes: string[], role = "genera
 export async function subAgentToken(parent: { agentId: string; projectId: string }, name = "worker") {
   const { db, clock } = await env();
   const token = `svc_sub_${randomSecret(32)}`;
-  await db.insertInto("sub_agents").values({
-    id: crypto.randomUUID(),
-    project_id: parent.projectId,
-    parent_agent_id: parent.agentId,
-    name,
-    role: "generator",
-    created_at: clock.now(),
-  }).onConflict((oc) => oc.columns(["parent_agent_id", "name"]).doNothing()).execute();
+  await insertSubAgent(parent.projectId, parent.agentId, name);
   await db.insertInto("tokens").values({
     id: crypto.randomUUID(),
     kind: "subagent",

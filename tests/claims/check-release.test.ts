@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertSubAgent } from "./fixtures.ts";
+import { insertSubAgent } from "../helpers/fixtures.ts";
 
 const MIN = 60_000;
 

@@ -2,18 +2,8 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { call, env, test } from "../helpers/mod.ts";
-import {
-  addClaim,
-  addEntry,
-  apiKeyFor,
-  entriesOf,
-  handOff,
-  liveClaimFiles,
-  type Ready,
-  ready,
-  sessionRow,
-  ticketRow,
-} from "./fixtures.ts";
+import { insertClaim, insertLedgerEntry, ticketRow } from "../helpers/fixtures.ts";
+import { apiKeyFor, entriesOf, handOff, liveClaimFiles, type Ready, ready, sessionRow } from "./fixtures.ts";
 
 /** Everything a handoff may write, to compare before and after a refused or duplicate call. */
 async function snapshot(r: Ready) {
@@ -62,8 +52,8 @@ const FULL = {
 
 test("HAND-036 a handoff releases every claim of the identity, sub-agents included", async () => {
   const r = await ready({ claim: ["src/a.ts", "src/b.ts"] });
-  await addClaim(r.projectId, { agentId: r.agent.agentId, subAgentName: "worker-1", files: ["src/c.ts"] });
-  await addClaim(r.projectId, { agentId: r.agent.agentId, files: ["docs/x.md"] });
+  await insertClaim(r.projectId, { agentId: r.agent.agentId, subAgentName: "worker-1", files: ["src/c.ts"] });
+  await insertClaim(r.projectId, { agentId: r.agent.agentId, files: ["docs/x.md"] });
   assert.deepEqual(await liveClaimFiles(r.agent.agentId), ["docs/x.md", "src/a.ts", "src/b.ts", "src/c.ts"]);
   const res = await handOff(r);
   assert.equal(res.status, 200, res.text);
@@ -192,7 +182,11 @@ test("a handoff interrupted by a failing database write leaves no partial effect
     reviewMode: "medium",
     ticket: { criteria: [{ title: "c", requiresEvidence: true }] },
   });
-  await addEntry(r.projectId, { type: "CHANGED", agentId: r.agent.agentId, sessionId: r.agent.sessionId });
+  await insertLedgerEntry(r.projectId, {
+    type: "CHANGED",
+    agentId: r.agent.agentId,
+    sessionId: r.agent.sessionId,
+  });
   const { db } = await env();
   const name = `fail_done_${r.projectId.replace(/-/g, "")}`;
   await sql`CREATE FUNCTION ${sql.raw(name)}() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
 import { call, env, pairAgent, test } from "../helpers/mod.ts";
 import {
-  addClaim,
-  addEntry,
-  apiKeyFor,
-  entriesOf,
-  handOff,
-  handoffBody,
-  makeTicket,
-  ready,
-  sessionRow,
+  insertClaim,
+  insertLedgerEntry,
+  insertSubAgent,
+  insertTicket,
   ticketRow,
-} from "./fixtures.ts";
+} from "../helpers/fixtures.ts";
+import { apiKeyFor, entriesOf, handOff, handoffBody, LOOP_TICKET, ready, sessionRow } from "./fixtures.ts";
 
 test("HAND-017 POST /handoff requires scope write:handoff", async () => {
   const r = await ready();
@@ -28,7 +24,11 @@ test("HAND-018 a non-generator gets 403 FORBIDDEN with recovery MINT_SUBAGENT_SE
   const r = await ready({ ticket: false });
   for (const role of ["evaluator", "orchestrator", "observer"]) {
     const agent = await pairAgent(r.projectId, { role });
-    await addEntry(r.projectId, { type: "PROGRESS", agentId: agent.agentId, sessionId: agent.sessionId });
+    await insertLedgerEntry(r.projectId, {
+      type: "PROGRESS",
+      agentId: agent.agentId,
+      sessionId: agent.sessionId,
+    });
     const res = await call("POST", "/handoff", { token: agent.token, body: handoffBody(agent.sessionId) });
     assert.equal(res.status, 403, `${role}: ${res.text}`);
     assert.equal(res.body.error.code, "FORBIDDEN");
@@ -179,7 +179,11 @@ test("HAND-025 diffStat is at most 500 characters and is logged as a PROGRESS en
 
 test("HAND-027 a session without PROGRESS entry answers 400 with details.missing [progress_entry]", async () => {
   const r = await ready({ progress: false });
-  await addEntry(r.projectId, { type: "CHANGED", agentId: r.agent.agentId, sessionId: r.agent.sessionId });
+  await insertLedgerEntry(r.projectId, {
+    type: "CHANGED",
+    agentId: r.agent.agentId,
+    sessionId: r.agent.sessionId,
+  });
   const res = await handOff(r, { diffStat: "1 file changed" });
   assert.equal(res.status, 400);
   assert.equal(res.body.error.code, "VALIDATION_ERROR");
@@ -191,14 +195,7 @@ test("HAND-027 a session without PROGRESS entry answers 400 with details.missing
 test("HAND-028 only the assignee advances the ticket; its sub-agent shares the identity", async () => {
   const r = await ready({ reviewMode: "light" });
   const { db, clock } = await env();
-  await db.insertInto("sub_agents").values({
-    id: crypto.randomUUID(),
-    project_id: r.projectId,
-    parent_agent_id: r.agent.agentId,
-    name: "worker-1",
-    role: "generator",
-    created_at: clock.now(),
-  }).execute();
+  await insertSubAgent(r.projectId, r.agent.agentId, "worker-1");
   // The sub-agent works in its own session (what minting it opens).
   const subSession = crypto.randomUUID();
   await db.insertInto("sessions").values({
@@ -210,7 +207,7 @@ test("HAND-028 only the assignee advances the ticket; its sub-agent shares the i
     ticket_id: null,
     started_at: clock.now(),
   }).execute();
-  await addEntry(r.projectId, {
+  await insertLedgerEntry(r.projectId, {
     type: "PROGRESS",
     agentId: r.agent.agentId,
     subAgentName: "worker-1",
@@ -230,12 +227,12 @@ test("HAND-028 only the assignee advances the ticket; its sub-agent shares the i
 test("HAND-029 another agent's ticket: 403 with HANDOFF_WITHOUT_TICKET; unassigned without claim: BEGIN_TICKET", async () => {
   const r = await ready();
   const owner = await pairAgent(r.projectId);
-  const theirs = await makeTicket(r.projectId, { assigneeAgentId: owner.agentId });
+  const theirs = await insertTicket(r.projectId, { ...LOOP_TICKET, assignee: owner.agentId });
   const a = await handOff(r, { ticketId: theirs.id });
   assert.equal(a.status, 403);
   assert.equal(a.body.error.code, "FORBIDDEN");
   assert.equal(a.body.error.details.recovery.action, "HANDOFF_WITHOUT_TICKET");
-  const loose = await makeTicket(r.projectId, { assigneeAgentId: null });
+  const loose = await insertTicket(r.projectId, { ...LOOP_TICKET, assignee: null });
   const b = await handOff(r, { ticketId: loose.id });
   assert.equal(b.status, 403);
   assert.equal(b.body.error.details.recovery.action, "BEGIN_TICKET");
@@ -243,8 +240,8 @@ test("HAND-029 another agent's ticket: 403 with HANDOFF_WITHOUT_TICKET; unassign
 });
 
 test("HAND-030 an unassigned ticket is handed off by the agent holding an open claim, who becomes assignee", async () => {
-  const r = await ready({ reviewMode: "light", ticket: { assigneeAgentId: null }, claim: false });
-  await addClaim(r.projectId, { agentId: r.agent.agentId, files: ["src/z.ts"], ticketId: r.ticket!.id });
+  const r = await ready({ reviewMode: "light", ticket: { assignee: null }, claim: false });
+  await insertClaim(r.projectId, { agentId: r.agent.agentId, files: ["src/z.ts"], ticketId: r.ticket!.id });
   const res = await handOff(r);
   assert.equal(res.status, 200, res.text);
   const t = await ticketRow(r.ticket!.id);

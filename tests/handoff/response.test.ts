@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { sql } from "kysely";
 import { call, env, pairAgent, test } from "../helpers/mod.ts";
-import { addEntry, handOff, makeTicket, ready } from "./fixtures.ts";
+import { insertLedgerEntry, insertTicket, setBrief } from "../helpers/fixtures.ts";
+import { handOff, LOOP_TICKET, ready } from "./fixtures.ts";
 
 const ACTIONS = [
   "PICK_TICKET",
@@ -13,12 +13,6 @@ const ACTIONS = [
   "WAIT",
   "ASSIST",
 ];
-
-async function writeBrief(projectId: string) {
-  const { db } = await env();
-  await db.updateTable("projects").set({ brief_version: 1, brief: sql`'{"scope":"x"}'::jsonb` })
-    .where("id", "=", projectId).execute();
-}
 
 test("HAND-042 the response has ok, modulesDone, ticketAdvanced and nextAction { action, message }", async () => {
   const r = await ready({ reviewMode: "light" });
@@ -32,7 +26,11 @@ test("HAND-042 the response has ok, modulesDone, ticketAdvanced and nextAction {
   assert.ok(ACTIONS.includes(data.nextAction.action));
   // modulesDone counts distinct module names of the project.
   const second = await pairAgent(r.projectId);
-  await addEntry(r.projectId, { type: "PROGRESS", agentId: second.agentId, sessionId: second.sessionId });
+  await insertLedgerEntry(r.projectId, {
+    type: "PROGRESS",
+    agentId: second.agentId,
+    sessionId: second.sessionId,
+  });
   const again = await call("POST", "/handoff", {
     token: second.token,
     body: { moduleName: "billing", summary: "s", sessionId: second.sessionId },
@@ -42,39 +40,39 @@ test("HAND-042 the response has ok, modulesDone, ticketAdvanced and nextAction {
 
 test("HAND-043 nextAction: PICK_TICKET, REQUEST_BRIEF, CREATE_TICKETS, PROJECT_COMPLETE", async () => {
   const pick = await ready({ reviewMode: "light" });
-  await makeTicket(pick.projectId, { status: "backlog" });
+  await insertTicket(pick.projectId, { ...LOOP_TICKET, status: "backlog" });
   assert.equal((await handOff(pick)).body.data.nextAction.action, "PICK_TICKET");
 
   const brief = await ready({ reviewMode: "light" });
   assert.equal((await handOff(brief)).body.data.nextAction.action, "REQUEST_BRIEF");
 
   const empty = await ready({ ticket: false });
-  await writeBrief(empty.projectId);
+  await setBrief(empty.projectId, { scope: "x" });
   assert.equal((await handOff(empty)).body.data.nextAction.action, "CREATE_TICKETS");
 
   const complete = await ready({ reviewMode: "light" });
-  await writeBrief(complete.projectId);
+  await setBrief(complete.projectId, { scope: "x" });
   assert.equal((await handOff(complete)).body.data.nextAction.action, "PROJECT_COMPLETE");
 });
 
 test("HAND-043 nextAction: RESUME_WORK, WAIT, ASSIST, ALL_DONE", async () => {
   const resume = await ready();
-  await makeTicket(resume.projectId, { assigneeAgentId: resume.agent.agentId });
+  await insertTicket(resume.projectId, { ...LOOP_TICKET, assignee: resume.agent.agentId });
   assert.equal((await handOff(resume)).body.data.nextAction.action, "RESUME_WORK");
 
   const wait = await ready({ reviewMode: "medium" });
-  await writeBrief(wait.projectId);
+  await setBrief(wait.projectId, { scope: "x" });
   assert.equal((await handOff(wait)).body.data.nextAction.action, "WAIT");
 
   const assist = await ready({ reviewMode: "light" });
-  await writeBrief(assist.projectId);
+  await setBrief(assist.projectId, { scope: "x" });
   const other = await pairAgent(assist.projectId);
-  await makeTicket(assist.projectId, { assigneeAgentId: other.agentId });
+  await insertTicket(assist.projectId, { ...LOOP_TICKET, assignee: other.agentId });
   assert.equal((await handOff(assist)).body.data.nextAction.action, "ASSIST");
 
   const all = await ready({ reviewMode: "light" });
-  await writeBrief(all.projectId);
-  await makeTicket(all.projectId, { status: "backlog", humanOnly: true });
+  await setBrief(all.projectId, { scope: "x" });
+  await insertTicket(all.projectId, { ...LOOP_TICKET, status: "backlog", humanOnly: true });
   assert.equal((await handOff(all)).body.data.nextAction.action, "ALL_DONE");
 });
 
@@ -171,7 +169,7 @@ test("HAND-050 unlogged work (a released file no entry mentions) draws a warning
   assert.match(unlogged[0], /src\/secret\.ts/);
   assert.doesNotMatch(unlogged[0], /src\/a\.ts/, "src/a.ts is mentioned by the PROGRESS entry");
   const logged = await ready({ claim: ["src/a.ts", "src/secret.ts"] });
-  await addEntry(logged.projectId, {
+  await insertLedgerEntry(logged.projectId, {
     type: "CHANGED",
     agentId: logged.agent.agentId,
     sessionId: logged.agent.sessionId,

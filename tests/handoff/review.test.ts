@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, env, pairAgent, test } from "../helpers/mod.ts";
-import { apiKeyFor, handOff, makeTicket, ready, ticketRow } from "./fixtures.ts";
+import { insertTicket, ticketRow } from "../helpers/fixtures.ts";
+import { apiKeyFor, handOff, LOOP_TICKET, ready } from "./fixtures.ts";
 
 const EVIDENCE = [
   { title: "Login works", requiresEvidence: true },
@@ -199,7 +200,7 @@ test("HAND-006 HAND-051 QA reads: GET /qa/{qaRunId} and GET /ticket/{ticketId}/q
   const unknownTicket = await call("GET", `/ticket/${crypto.randomUUID()}/qa`, { token: observer.token });
   assert.equal(unknownTicket.status, 404);
   assert.equal(unknownTicket.body.error.code, "TICKET_NOT_FOUND");
-  const empty = await makeTicket(r.projectId);
+  const empty = await insertTicket(r.projectId, LOOP_TICKET);
   const none = await call("GET", `/ticket/${empty.id}/qa`, { token: observer.token });
   assert.deepEqual(none.body.data.runs, []);
 });

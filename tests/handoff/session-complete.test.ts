@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, env, pairAgent, test } from "../helpers/mod.ts";
-import { addEntry, apiKeyFor, linkSession, type Ready, ready, sessionRow } from "./fixtures.ts";
+import { insertLedgerEntry } from "../helpers/fixtures.ts";
+import { apiKeyFor, linkSession, type Ready, ready, sessionRow } from "./fixtures.ts";
 
 const ALL = [
   "ticket_linked",
@@ -77,7 +78,11 @@ test("SESS-039 refused while no ticket is linked", async () => {
 test("SESS-040 refused without a PROGRESS or CHANGED entry; a CHANGED entry is enough", async () => {
   const r = await closeable({ progress: false });
   refusedWith(await complete(r), ["progress_entry"]);
-  await addEntry(r.projectId, { type: "CHANGED", agentId: r.agent.agentId, sessionId: r.agent.sessionId });
+  await insertLedgerEntry(r.projectId, {
+    type: "CHANGED",
+    agentId: r.agent.agentId,
+    sessionId: r.agent.sessionId,
+  });
   assert.equal((await complete(r)).status, 200);
 });
 
@@ -90,7 +95,11 @@ test("SESS-041 refused without a TESTED entry when the ticket has expected files
 
 test("SESS-042 refused while the session has a BLOCKED entry (not retryable)", async () => {
   const r = await closeable();
-  await addEntry(r.projectId, { type: "BLOCKED", agentId: r.agent.agentId, sessionId: r.agent.sessionId });
+  await insertLedgerEntry(r.projectId, {
+    type: "BLOCKED",
+    agentId: r.agent.agentId,
+    sessionId: r.agent.sessionId,
+  });
   const res = await complete(r);
   refusedWith(res, ["no_blocked_entry"]);
   assert.equal(res.body.error.details.retryable, false);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertTicket } from "../claims/fixtures.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
 
 async function log(token: string, body: unknown) {
   return await call("POST", "/ledger", { token, body });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertTicket } from "../claims/fixtures.ts";
+import { admin, advanceClock, call, newProject, pairAgent, test } from "../helpers/mod.ts";
+import { insertLedgerEntry, insertTicket } from "../helpers/fixtures.ts";
 
 async function log(token: string, body: Record<string, unknown>) {
   const res = await call("POST", "/ledger", { token, body });
@@ -96,28 +96,13 @@ test("LEDGER-052 source is agent, system or all; the default is all", async () =
 test("LEDGER-053 audit entries are left out unless include_audit=true", async () => {
   const { projectId } = await newProject();
   const a = await pairAgent(projectId);
-  const e = await env();
-  await e.db.insertInto("ledger_entries").values({
-    id: crypto.randomUUID(),
-    project_id: projectId,
+  await insertLedgerEntry(projectId, {
     type: "CONTEXT",
     content: "audit trail",
     source: "system",
     audit: true,
-    agent_id: a.agentId,
-    sub_agent_name: null,
-    session_id: null,
-    ticket_id: null,
-    thread_id: null,
-    file_ref: null,
-    line_ref: null,
-    payload: null,
-    severity: null,
-    tokens_used: null,
-    activity: null,
-    env_health: null,
-    created_at: e.clock.now(),
-  }).execute();
+    agentId: a.agentId,
+  });
   const without = await list(a.token, "type=CONTEXT");
   assert.equal(without.body.data.entries.length, 0);
   const withAudit = await list(a.token, "type=CONTEXT&include_audit=true");

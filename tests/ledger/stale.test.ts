@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertTicket } from "../claims/fixtures.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
 import { staleTickets } from "@/domain/ledger/stale.ts";
 
 const MIN = 60_000;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertTicket } from "../claims/fixtures.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
 import { appendEntry } from "@/domain/ledger/append.ts";
 import type { Actor } from "@/domain/shared/actor.ts";
 

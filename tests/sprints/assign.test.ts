@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertTicket } from "../threads/helpers.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
 import { createSprint, sprintIn } from "./helpers.ts";
 
 async function setup() {

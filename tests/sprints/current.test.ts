@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { call, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertTicket } from "../threads/helpers.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
 import { createSprint, setStatus, sprintIn } from "./helpers.ts";
 
 test("SPRINT-051 GET /sprint/current without an active sprint answers 404 NO_ACTIVE_SPRINT", async () => {
@@ -22,13 +22,13 @@ test("SPRINT-048 SPRINT-005 current sprint and summary shapes; startedAt, not st
   const agent = await pairAgent(projectId);
   const other = await pairAgent(projectId);
   const sprint = await sprintIn(agent.token, "active", { name: "Now", goal: "Finish" });
-  await insertTicket(projectId, { status: "done", sprintId: sprint.id, assigneeAgentId: agent.agentId });
+  await insertTicket(projectId, { status: "done", sprintId: sprint.id, assignee: agent.agentId });
   await insertTicket(projectId, {
     status: "in_progress",
     sprintId: sprint.id,
-    assigneeAgentId: agent.agentId,
+    assignee: agent.agentId,
   });
-  await insertTicket(projectId, { status: "in_review", sprintId: sprint.id, assigneeAgentId: other.agentId });
+  await insertTicket(projectId, { status: "in_review", sprintId: sprint.id, assignee: other.agentId });
   await insertTicket(projectId, { status: "backlog", sprintId: sprint.id });
   await insertTicket(projectId, { status: "cancelled", sprintId: sprint.id });
   await insertTicket(projectId, { status: "done" });
@@ -69,7 +69,7 @@ test("SPRINT-050 inReview counts only the literal status in_review", async () =>
   const agent = await pairAgent(projectId);
   const sprint = await sprintIn(agent.token, "active");
   for (const status of ["review", "needs_review", "qa", "in_review"]) {
-    await insertTicket(projectId, { status, sprintId: sprint.id, assigneeAgentId: agent.agentId });
+    await insertTicket(projectId, { status, sprintId: sprint.id, assignee: agent.agentId });
   }
   const res = await call("GET", "/sprint/current", { token: agent.token });
   assert.equal(res.body.data.summary.agentProgress[0].inReview, 1);
@@ -82,7 +82,7 @@ test("SPRINT-049 tickets only with include=tickets, as sprint rows with assignee
   const t = await insertTicket(projectId, {
     status: "in_progress",
     sprintId: sprint.id,
-    assigneeAgentId: agent.agentId,
+    assignee: agent.agentId,
   });
   const plain = await call("GET", "/sprint/current", { token: agent.token });
   assert.equal("tickets" in plain.body.data, false);

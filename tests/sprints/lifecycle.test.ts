@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertTicket } from "../threads/helpers.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
 import { createSprint, setStatus, sprintIn } from "./helpers.ts";
 
 async function setup() {
@@ -71,7 +71,7 @@ test("SPRINT-011 SPRINT-013 SPRINT-037 completion returns releaseNotes built fro
     status: "done",
     sprintId: sprint.id,
     title: "Card form",
-    assigneeAgentId: agent.agentId,
+    assignee: agent.agentId,
   });
   const b = await insertTicket(projectId, { status: "done", sprintId: sprint.id, title: "Receipt" });
   const c = await insertTicket(projectId, { status: "review", sprintId: sprint.id, title: "Refunds" });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { admin, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { apiKey } from "../brief/helpers.ts";
-import { insertTicket } from "./helpers.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
 
 async function setup(settings?: Record<string, unknown>) {
   const { projectId } = await newProject(settings ? { settings } : {});

@@ -1,14 +1,7 @@
 // deno-lint-ignore-file no-explicit-any
 import assert from "node:assert/strict";
-import { toJson } from "@/db/tables/types.ts";
-import { type AgentFixture, call, env, newProject, pairAgent, type ProjectFixture } from "../helpers/mod.ts";
-
-/** Gives the project a brief directly in the database, so its first ticket can be created. */
-export async function setBrief(projectId: string): Promise<void> {
-  const { db } = await env();
-  await db.updateTable("projects").set({ brief: toJson({ scope: "Test project" }), brief_version: 1 })
-    .where("id", "=", projectId).execute();
-}
+import { type AgentFixture, call, newProject, pairAgent, type ProjectFixture } from "../helpers/mod.ts";
+import { setBrief } from "../helpers/fixtures.ts";
 
 /** A valid POST /ticket body with every agent-first field. */
 export function ticketBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { getTicket, setBrief, setup, ticketBody } from "./_helpers.ts";
+import { setBrief } from "../helpers/fixtures.ts";
+import { getTicket, setup, ticketBody } from "./_helpers.ts";
 
 async function batch(token: string, tickets: unknown[]) {
   return await call("POST", "/ticket/batch", { token, body: { tickets } });

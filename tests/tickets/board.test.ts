@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
 import { call, env, pairAgent, test } from "../helpers/mod.ts";
+import { insertClaim, insertSprint } from "../helpers/fixtures.ts";
 import { create, setup } from "./_helpers.ts";
 
 async function board(token: string, query = "") {
@@ -12,48 +13,6 @@ async function board(token: string, query = "") {
 async function setStatus(id: string, status: string) {
   const { db } = await env();
   await db.updateTable("tickets").set({ status }).where("id", "=", id).execute();
-}
-
-async function insertSprint(projectId: string): Promise<string> {
-  const { db } = await env();
-  const id = crypto.randomUUID();
-  const now = new Date();
-  await db.insertInto("sprints").values({
-    id,
-    project_id: projectId,
-    number: 1,
-    name: "S1",
-    goal: null,
-    start_date: null,
-    end_date: null,
-    capacity_points: null,
-    created_at: now,
-    updated_at: now,
-  }).execute();
-  return id;
-}
-
-/** A live claim of `files` by `agentId` (inserted directly: the claims area owns POST /claim). */
-async function insertClaim(projectId: string, agentId: string, files: string[], released = false) {
-  const { db } = await env();
-  const id = crypto.randomUUID();
-  const now = new Date();
-  await db.insertInto("claims").values({
-    id,
-    project_id: projectId,
-    agent_id: agentId,
-    claimed_at: now,
-    expires_at: new Date(now.getTime() + 30 * 60_000),
-    released_at: released ? now : null,
-  }).execute();
-  for (const file of files) {
-    await db.insertInto("claim_files").values({
-      claim_id: id,
-      project_id: projectId,
-      file,
-      released_at: released ? now : null,
-    }).execute();
-  }
 }
 
 const numbers = (res: any) => res.body.data.tickets.map((t: any) => t.number);
@@ -279,9 +238,9 @@ test("TKT-142 collisionWarnings: agents whose live claims overlap expected files
   const other = await pairAgent(s.projectId);
   await create(other.token, { assignToSelf: true, expectedFiles: ["src/a.ts", "src/b.ts"] });
   await create(s.agent.token, { assignToSelf: true, expectedFiles: ["src/c.ts"] });
-  await insertClaim(s.projectId, s.agent.agentId, ["src/a.ts", "src/c.ts", "src/z.ts"]);
-  await insertClaim(s.projectId, other.agentId, ["src/b.ts"]);
-  await insertClaim(s.projectId, other.agentId, ["src/c.ts"], true);
+  await insertClaim(s.projectId, { agentId: s.agent.agentId, files: ["src/a.ts", "src/c.ts", "src/z.ts"] });
+  await insertClaim(s.projectId, { agentId: other.agentId, files: ["src/b.ts"] });
+  await insertClaim(s.projectId, { agentId: other.agentId, files: ["src/c.ts"], released: true });
   const res = await board(s.agent.token, "status=done");
   assert.equal(res.body.data.total, 0, "warnings ignore the filters");
   const warnings = res.body.data.collisionWarnings;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { create, getTicket, setBrief, setup, ticketBody } from "./_helpers.ts";
+import { insertSprint, setBrief } from "../helpers/fixtures.ts";
+import { create, getTicket, setup, ticketBody } from "./_helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -406,21 +407,7 @@ test("TKT-116 a sprintId matching no sprint answers 404 NOT_FOUND with LIST_SPRI
 
 test("TKT-030 a ticket created into an existing sprint carries its sprintId", async () => {
   const s = await setup();
-  const { db } = await env();
-  const sprintId = crypto.randomUUID();
-  const now = new Date();
-  await db.insertInto("sprints").values({
-    id: sprintId,
-    project_id: s.projectId,
-    number: 1,
-    name: "Sprint 1",
-    goal: null,
-    start_date: null,
-    end_date: null,
-    capacity_points: null,
-    created_at: now,
-    updated_at: now,
-  }).execute();
+  const sprintId = await insertSprint(s.projectId, { name: "Sprint 1" });
   const t = await create(s.agent.token, { sprintId });
   assert.equal(t.sprintId, sprintId);
 });

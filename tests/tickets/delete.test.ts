@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { call, env, pairAgent, test } from "../helpers/mod.ts";
+import { insertClaim } from "../helpers/fixtures.ts";
 import { create, setup } from "./_helpers.ts";
 
 async function del(token: string, ticketId: string) {
@@ -60,18 +61,12 @@ test("TKT-173 deleting a ticket with open claims answers 400 and deletes nothing
   const s = await setup();
   const t = await create(s.agent.token);
   const { db } = await env();
-  const claimId = crypto.randomUUID();
-  const now = new Date();
-  await db.insertInto("claims").values({
-    id: claimId,
-    project_id: s.projectId,
-    agent_id: s.agent.agentId,
-    ticket_id: t.id,
-    claimed_at: now,
-    expires_at: new Date(now.getTime() + 600_000),
-  }).execute();
-  await db.insertInto("claim_files").values({ claim_id: claimId, project_id: s.projectId, file: "src/x.ts" })
-    .execute();
+  const claimId = await insertClaim(s.projectId, {
+    agentId: s.agent.agentId,
+    ticketId: t.id,
+    files: ["src/x.ts"],
+    ttlMs: 600_000,
+  });
   const res = await del(s.agent.token, t.id);
   assert.equal(res.status, 400);
   assert.equal(res.body.error.details.openClaims[0].file, "src/x.ts");

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { toJson } from "@/db/tables/types.ts";
 import { call, env, test } from "../helpers/mod.ts";
+import { insertLedgerEntry } from "../helpers/fixtures.ts";
 import { create, setup } from "./_helpers.ts";
 
 /** Seeds comments, ledger entries, a thread, a session activity and pull requests on a ticket. */
@@ -17,15 +18,13 @@ async function seed(projectId: string, agentId: string, ticketId: string, sessio
       content: `comment ${i}`,
       created_at: at,
     }).execute();
-    await db.insertInto("ledger_entries").values({
-      id: crypto.randomUUID(),
-      project_id: projectId,
+    await insertLedgerEntry(projectId, {
       type: "PROGRESS",
       content: `progress ${i}`,
-      agent_id: agentId,
-      ticket_id: ticketId,
-      created_at: at,
-    }).execute();
+      agentId,
+      ticketId,
+      createdAt: at,
+    });
     await db.insertInto("ticket_artifacts").values({
       id: crypto.randomUUID(),
       ticket_id: ticketId,

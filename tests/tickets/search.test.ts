@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { call, env, test } from "../helpers/mod.ts";
+import { insertSprint } from "../helpers/fixtures.ts";
 import { create, setup } from "./_helpers.ts";
 
 async function search(token: string, query: string) {
@@ -94,21 +95,7 @@ test("RATE-006 GET /search costs 3 units", async () => {
 
 test("TKT-195 GET /search filters by sprintId; a malformed one answers 400 with LIST_SPRINTS", async () => {
   const s = await setup();
-  const { db } = await env();
-  const sprintId = crypto.randomUUID();
-  const now = new Date();
-  await db.insertInto("sprints").values({
-    id: sprintId,
-    project_id: s.projectId,
-    number: 1,
-    name: "S1",
-    goal: null,
-    start_date: null,
-    end_date: null,
-    capacity_points: null,
-    created_at: now,
-    updated_at: now,
-  }).execute();
+  const sprintId = await insertSprint(s.projectId);
   const inSprint = await create(s.agent.token, { title: "Sprint widget", sprintId });
   await create(s.agent.token, { title: "Backlog widget" });
   assert.deepEqual(refs(await search(s.agent.token, `q=widget&sprintId=${sprintId}`)), [inSprint.ticketRef]);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, test } from "../helpers/mod.ts";
-import { board, HANDOFF, holdClaim, liveFiles, patch, ticket, ticketRow } from "./fixtures.ts";
+import { insertClaim, ticketRow } from "../helpers/fixtures.ts";
+import { board, HANDOFF, liveFiles, patch, ticket } from "./fixtures.ts";
 
 test("TKT-070 action claim on an unassigned ticket makes the caller assignee, status claimed", async () => {
   const b = await board();
@@ -79,9 +80,9 @@ test("TKT-073 submit_for_review goes to review on the default board, in_review w
 test("TKT-074 submit_for_review releases the caller's own claims on the ticket and no one else's", async () => {
   const b = await board();
   const t = await ticket(b, { status: "in_progress", assignee: b.dev.agentId, tested: true });
-  await holdClaim(b, b.dev.agentId, t.id, ["src/mine.ts"]);
-  await holdClaim(b, b.dev.agentId, null, ["src/unrelated.ts"]);
-  await holdClaim(b, b.other.agentId, t.id, ["src/theirs.ts"]);
+  await insertClaim(b.projectId, { agentId: b.dev.agentId, ticketId: t.id, files: ["src/mine.ts"] });
+  await insertClaim(b.projectId, { agentId: b.dev.agentId, files: ["src/unrelated.ts"] });
+  await insertClaim(b.projectId, { agentId: b.other.agentId, ticketId: t.id, files: ["src/theirs.ts"] });
   const res = await patch(b.dev.token, {
     ticketId: t.id,
     action: "submit_for_review",
@@ -118,9 +119,9 @@ test("TKT-075 TKT-077 action approve outside light is 403 APPROVE_VIA_ENDPOINT",
 test("TKT-076 approve releases every claim on the ticket, whoever holds it", async () => {
   const b = await board({ reviewMode: "light" });
   const t = await ticket(b, { status: "review", assignee: b.dev.agentId });
-  await holdClaim(b, b.dev.agentId, t.id, ["src/a.ts"]);
-  await holdClaim(b, b.other.agentId, t.id, ["src/b.ts"]);
-  await holdClaim(b, b.other.agentId, null, ["src/c.ts"]);
+  await insertClaim(b.projectId, { agentId: b.dev.agentId, ticketId: t.id, files: ["src/a.ts"] });
+  await insertClaim(b.projectId, { agentId: b.other.agentId, ticketId: t.id, files: ["src/b.ts"] });
+  await insertClaim(b.projectId, { agentId: b.other.agentId, files: ["src/c.ts"] });
   const res = await patch(b.dev.token, { ticketId: t.id, action: "approve" });
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(await liveFiles(b), ["src/c.ts"]);

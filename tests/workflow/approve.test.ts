@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, test } from "../helpers/mod.ts";
-import { board, HANDOFF, holdClaim, liveFiles, patch, ticket, ticketRow } from "./fixtures.ts";
+import { insertClaim, ticketRow } from "../helpers/fixtures.ts";
+import { board, HANDOFF, liveFiles, patch, ticket } from "./fixtures.ts";
 
 function approve(token: string, id: string, body: Record<string, unknown> = {}) {
   return call("POST", `/ticket/${id}/approve`, { token, body });
@@ -15,7 +16,7 @@ test("TKT-077 the approve endpoint: designated reviewer approves, claims release
     tested: true,
     reviewHandoff: HANDOFF,
   });
-  await holdClaim(b, b.dev.agentId, t.id, ["src/a.ts"]);
+  await insertClaim(b.projectId, { agentId: b.dev.agentId, ticketId: t.id, files: ["src/a.ts"] });
   const res = await approve(b.evaluator.token, t.id, { comment: "Looks good" });
   assert.equal(res.status, 200, res.text);
   assert.equal(res.body.data.status, "done");

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, env, test } from "../helpers/mod.ts";
-import { board, holdClaim, liveFiles, ticket, ticketRow } from "./fixtures.ts";
+import { insertClaim, ticketRow } from "../helpers/fixtures.ts";
+import { board, liveFiles, ticket } from "./fixtures.ts";
 
 function begin(token: string, body: Record<string, unknown>) {
   return call("POST", "/begin", { token, body });
@@ -28,7 +29,7 @@ test("TKT-183 TKT-186 begin claims the files, starts the ticket and links the se
 test("TKT-183 a file held by another: 409 CONFLICT with details.conflicts, nothing half-applied", async () => {
   const b = await board();
   const t = await ticket(b, { status: "backlog", acknowledged: false });
-  await holdClaim(b, b.other.agentId, null, ["src/b.ts"]);
+  await insertClaim(b.projectId, { agentId: b.other.agentId, files: ["src/b.ts"] });
   const res = await begin(b.dev.token, {
     ticketId: t.id,
     files: ["src/a.ts", "src/b.ts"],

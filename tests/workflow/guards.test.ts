@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { admin, test } from "../helpers/mod.ts";
-import { board, HANDOFF, logTested, patch, ticket, ticketRow } from "./fixtures.ts";
+import { ticketRow } from "../helpers/fixtures.ts";
+import { board, HANDOFF, logTested, patch, ticket } from "./fixtures.ts";
 
 test("TKT-086 review modes are light, medium, strict, auto and custom", async () => {
   for (const mode of ["light", "medium", "strict", "auto", "custom"]) {

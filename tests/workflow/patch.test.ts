@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, env, test } from "../helpers/mod.ts";
-import { board, HANDOFF, patch, ticket, ticketRow } from "./fixtures.ts";
+import { ticketRow } from "../helpers/fixtures.ts";
+import { board, HANDOFF, patch, ticket } from "./fixtures.ts";
 
 test("TKT-143 PATCH /ticket requires ticketId", async () => {
   const b = await board();

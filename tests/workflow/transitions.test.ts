@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, test } from "../helpers/mod.ts";
-import { board, HANDOFF, patch, ticket, ticketRow } from "./fixtures.ts";
+import { ticketRow } from "../helpers/fixtures.ts";
+import { board, HANDOFF, patch, ticket } from "./fixtures.ts";
 
 /** One allowed move of the default board by the assignee, with every guard satisfied. */
 async function allowedMove(
