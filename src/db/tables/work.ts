@@ -57,6 +57,8 @@ export interface TicketsTable {
   created_by_agent_id: string | null;
   idempotency_key: string | null;
   status_changed_at: Timestamp;
+  /** Latest ledger entry on the ticket; kept by the `ledger_touch_ticket` trigger, never written. */
+  last_ledger_at: Generated<Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
   /** Generated tsvector; never written. */

@@ -26,8 +26,8 @@ import {
 } from "./params.ts";
 import { reviewPage, yourReviews } from "./reviews.ts";
 import { contextScalars } from "./scalars.ts";
+import { staleTickets } from "@/domain/ledger/stale.ts";
 import { callerSituationOnce, metaContextOf } from "./silence.ts";
-import { staleTicketsTop } from "./stale-tickets.ts";
 import { threadPage, type ThreadStatusFilter } from "./threads.ts";
 import { writePayloadSchemas } from "./write-schemas.ts";
 
@@ -174,7 +174,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       sessionId: actor.sessionId,
       now,
     }).then((s) => ({ ...s })),
-    staleTicketsTop(db, actor.projectId, prefix, now, STALE_TICKETS_SHOWN),
+    staleTickets(db, actor.projectId, now, STALE_TICKETS_SHOWN),
     skillVersion().then(async (version) => ({
       version,
       // Writes: remember what the caller saw, deliver (mark read) the notifications shown.

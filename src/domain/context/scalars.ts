@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
 import type { ThreadStatusFilter } from "./threads.ts";
@@ -61,7 +62,7 @@ export async function contextScalars(
         WHERE id = ${agentId}) x) AS agent,
       (SELECT seq FROM event_cursors WHERE project_id = ${projectId}) AS head,
       (SELECT count(*)::int FROM (SELECT 1 FROM sessions WHERE agent_id = ${agentId}
-        AND sub_agent_name IS NOT DISTINCT FROM ${sub} LIMIT 2) s) AS sessions,
+        AND ${sameSubAgent("sub_agent_name", sub)} LIMIT 2) s) AS sessions,
       (SELECT count(DISTINCT payload->>'moduleName')::int FROM ledger_entries WHERE project_id = ${projectId}
         AND type = 'DONE' AND payload->>'kind' = 'handoff') AS modules_done,
       (SELECT count(*)::int FROM tickets WHERE project_id = ${projectId} AND status IN (${reviewStatuses})

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 
 export const DEFAULT_LEDGER_STALE_MINUTES = 15;
@@ -75,12 +76,12 @@ export async function callerSituation(
       (SELECT count(*)::int FROM claims c WHERE c.agent_id = ${input.agentId} AND c.released_at IS NULL
         AND c.expires_at <= ${input.now}) AS expired,
       (SELECT min(c.claimed_at) FROM claims c WHERE c.agent_id = ${input.agentId}
-        AND c.sub_agent_name IS NOT DISTINCT FROM ${sub} AND c.released_at IS NULL
+        AND ${sameSubAgent("c.sub_agent_name", sub)} AND c.released_at IS NULL
         AND c.expires_at > ${input.now}) AS claim_since,
       (SELECT min(t.status_changed_at) FROM tickets t WHERE t.assignee_agent_id = ${input.agentId}
-        AND t.sub_agent_name IS NOT DISTINCT FROM ${sub} AND t.status = 'in_progress') AS ticket_since,
+        AND ${sameSubAgent("t.sub_agent_name", sub)} AND t.status = 'in_progress') AS ticket_since,
       (SELECT l.created_at FROM ledger_entries l WHERE l.agent_id = ${input.agentId}
-        AND l.sub_agent_name IS NOT DISTINCT FROM ${sub} AND l.source = 'agent'
+        AND ${sameSubAgent("l.sub_agent_name", sub)} AND l.source = 'agent'
         ORDER BY l.seq DESC LIMIT 1) AS last_entry,
       (SELECT p.settings->>'ledgerStaleMinutes' FROM projects p WHERE p.id = ${input.projectId}) AS threshold`
     .execute(db);

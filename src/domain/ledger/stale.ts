@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import { CLAIM_GRACE_MS } from "@/domain/claims/policy.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
@@ -33,13 +34,13 @@ export async function assertLedgerFresh(ctx: ActorCtx): Promise<void> {
   const result = await sql<FreshnessRow>`
     SELECT
       (SELECT max(l.created_at) FROM ledger_entries l
-        WHERE l.agent_id = ${actor.agentId} AND l.sub_agent_name IS NOT DISTINCT FROM ${sub}
+        WHERE l.agent_id = ${actor.agentId} AND ${sameSubAgent("l.sub_agent_name", sub)}
           AND l.source = 'agent') AS last_entry,
       c.claim_since, c.claim_count, t.ticket_since, t.ticket_ref,
       (SELECT p.settings FROM projects p WHERE p.id = ${actor.projectId}) AS settings
     FROM
       (SELECT min(cl.claimed_at) AS claim_since, count(*)::int AS claim_count FROM claims cl
-        WHERE cl.agent_id = ${actor.agentId} AND cl.sub_agent_name IS NOT DISTINCT FROM ${sub}
+        WHERE cl.agent_id = ${actor.agentId} AND ${sameSubAgent("cl.sub_agent_name", sub)}
           AND cl.released_at IS NULL AND cl.expires_at > ${now}
           AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = cl.session_id
             AND s.ended_at IS NOT NULL AND s.ended_at <= ${graceStart})) c,
@@ -47,7 +48,7 @@ export async function assertLedgerFresh(ctx: ActorCtx): Promise<void> {
           min(pr.ticket_prefix || '-' || tk.number) AS ticket_ref
         FROM tickets tk JOIN projects pr ON pr.id = tk.project_id
         WHERE tk.assignee_agent_id = ${actor.agentId} AND tk.status = 'in_progress'
-          AND tk.sub_agent_name IS NOT DISTINCT FROM ${sub}) t
+          AND ${sameSubAgent("tk.sub_agent_name", sub)}) t
   `.execute(ctx.db);
   const row = result.rows[0];
   if (!row || (row.claim_since === null && row.ticket_since === null)) return;
@@ -110,10 +111,16 @@ export interface StaleTicket {
 
 /**
  * In-progress tickets of the project with no ledger entry (any source) for 30 minutes, counted from
- * the latest entry on the ticket or, when none is newer, from the ticket's move to in_progress.
- * Oldest silence first.
+ * the latest entry on the ticket or, when none is newer, from the ticket's move to in_progress;
+ * longest silent first, at most `limit`. Reads the board index and `tickets.last_ledger_at` (kept by a
+ * trigger), so it stays cheap however many tickets are in progress.
  */
-export async function staleTickets(db: DbOrTrx, projectId: string, now: Date): Promise<StaleTicket[]> {
+export async function staleTickets(
+  db: DbOrTrx,
+  projectId: string,
+  now: Date,
+  limit = 100,
+): Promise<StaleTicket[]> {
   const cutoff = new Date(now.getTime() - STALE_TICKET_MS);
   const rows = await db.selectFrom("tickets as t")
     .innerJoin("projects as p", "p.id", "t.project_id")
@@ -123,32 +130,26 @@ export async function staleTickets(db: DbOrTrx, projectId: string, now: Date): P
       "t.title",
       "t.assignee_agent_id",
       "t.sub_agent_name",
-      "t.status_changed_at",
+      "t.last_ledger_at",
       "p.ticket_prefix",
-      (eb) =>
-        eb.selectFrom("ledger_entries as l").select((e) => e.fn.max("l.created_at").as("m"))
-          .whereRef("l.ticket_id", "=", "t.id").as("last_entry"),
+      sql<Date>`greatest(t.status_changed_at, coalesce(t.last_ledger_at, t.status_changed_at))`.as("since"),
     ])
     .where("t.project_id", "=", projectId)
     .where("t.status", "=", "in_progress")
-    .where("t.status_changed_at", "<=", cutoff)
+    .where(
+      sql<
+        boolean
+      >`greatest(t.status_changed_at, coalesce(t.last_ledger_at, t.status_changed_at)) <= ${cutoff}`,
+    )
+    .orderBy("since").orderBy("t.id").limit(limit)
     .execute();
-  return rows
-    .map((r) => {
-      const last = r.last_entry ? new Date(r.last_entry) : null;
-      const since = last && last > r.status_changed_at ? last : r.status_changed_at;
-      return {
-        ticketId: r.id,
-        ticketRef: `${r.ticket_prefix}-${r.number}`,
-        title: r.title,
-        assigneeAgentId: r.assignee_agent_id,
-        subAgentName: r.sub_agent_name,
-        lastEntryAt: last ? last.toISOString() : null,
-        minutesSilent: Math.floor((now.getTime() - since.getTime()) / 60_000),
-        silentMs: now.getTime() - since.getTime(),
-      };
-    })
-    .filter((r) => r.silentMs >= STALE_TICKET_MS)
-    .sort((a, b) => b.silentMs - a.silentMs)
-    .map(({ silentMs: _silent, ...rest }) => rest);
+  return rows.map((r) => ({
+    ticketId: r.id,
+    ticketRef: `${r.ticket_prefix}-${r.number}`,
+    title: r.title,
+    assigneeAgentId: r.assignee_agent_id,
+    subAgentName: r.sub_agent_name,
+    lastEntryAt: r.last_ledger_at ? new Date(r.last_ledger_at).toISOString() : null,
+    minutesSilent: Math.floor((now.getTime() - new Date(r.since).getTime()) / 60_000),
+  }));
 }
