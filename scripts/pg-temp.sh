@@ -16,6 +16,8 @@ if ! command -v pg_config >/dev/null 2>&1 || [ ! -x "$(pg_config --bindir)/initd
 fi
 bindir=$(pg_config --bindir)
 port=${PGTEMP_PORT:-55432}
+# Take the first free loopback port from there (another server may already hold it).
+while (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 dir=$(mktemp -d /tmp/pgtemp.XXXXXX)
 chown postgres "$dir"
 su postgres -s /bin/bash -c "'$bindir/initdb' -D '$dir/data' -U postgres --auth=trust -E UTF8 >/dev/null"
