@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { LEDGER_TYPES } from "@/domain/context/more.ts";
+import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import { envelope } from "./common.ts";
 import { WorkqueueItem } from "./pairing.ts";
 

@@ -1,26 +1,7 @@
+import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import { z } from "@hono/zod-openapi";
 import { envelope } from "./common.ts";
 import { NextActionSchema } from "./claims.ts";
-
-export const LEDGER_TYPES = [
-  "PROGRESS",
-  "DECISION",
-  "TESTED",
-  "BLOCKED",
-  "ALERT",
-  "FOUND",
-  "CONTEXT",
-  "STATUS",
-  "CHANGED",
-  "ISSUE",
-  "SKIPPED",
-  "DONE",
-  "VERIFIED",
-  "AGENT_JOINED",
-  "AGENT_SPAWNED",
-  "AGENT_ASSIGNED",
-  "AGENT_COMPLETED",
-] as const;
 
 export const LedgerTypeSchema = z.enum(LEDGER_TYPES).openapi({
   description: "Exact, case-sensitive. AGENT_JOINED is written only by the service; AGENT_SPAWNED, " +

@@ -158,24 +158,27 @@ export interface ThreadMessagesTable {
   seq: Generated<string>;
 }
 
-export type LedgerType =
-  | "PROGRESS"
-  | "DECISION"
-  | "TESTED"
-  | "BLOCKED"
-  | "ALERT"
-  | "FOUND"
-  | "CONTEXT"
-  | "STATUS"
-  | "CHANGED"
-  | "ISSUE"
-  | "SKIPPED"
-  | "DONE"
-  | "VERIFIED"
-  | "AGENT_JOINED"
-  | "AGENT_SPAWNED"
-  | "AGENT_ASSIGNED"
-  | "AGENT_COMPLETED";
+/** Every ledger entry type (spec: Ledger entry), lifecycle types last. */
+export const LEDGER_TYPES = [
+  "PROGRESS",
+  "DECISION",
+  "TESTED",
+  "BLOCKED",
+  "ALERT",
+  "FOUND",
+  "CONTEXT",
+  "STATUS",
+  "CHANGED",
+  "ISSUE",
+  "SKIPPED",
+  "DONE",
+  "VERIFIED",
+  "AGENT_JOINED",
+  "AGENT_SPAWNED",
+  "AGENT_ASSIGNED",
+  "AGENT_COMPLETED",
+] as const;
+export type LedgerType = typeof LEDGER_TYPES[number];
 
 export interface LedgerEntriesTable {
   id: string;

@@ -1,4 +1,4 @@
-import type { LedgerType } from "@/db/tables/work.ts";
+import { LEDGER_TYPES, type LedgerType } from "@/db/tables/work.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { byteChunk, serializedBriefAt } from "./brief.ts";
 import { decodeCursor, encodeCursor, intOf, isUuid, timeKeyset } from "./cursor.ts";
@@ -9,26 +9,6 @@ import { threadPage, type ThreadStatusFilter } from "./threads.ts";
 export const MORE_SECTIONS = ["ledger", "threads", "brief", "reviews"] as const;
 export type MoreSection = typeof MORE_SECTIONS[number];
 export const MORE_DEFAULT_LIMIT = 50;
-
-export const LEDGER_TYPES: readonly LedgerType[] = [
-  "PROGRESS",
-  "DECISION",
-  "TESTED",
-  "BLOCKED",
-  "ALERT",
-  "FOUND",
-  "CONTEXT",
-  "STATUS",
-  "CHANGED",
-  "ISSUE",
-  "SKIPPED",
-  "DONE",
-  "VERIFIED",
-  "AGENT_JOINED",
-  "AGENT_SPAWNED",
-  "AGENT_ASSIGNED",
-  "AGENT_COMPLETED",
-];
 
 export interface MoreInput {
   section: MoreSection;

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { LEDGER_TYPES } from "@/contracts/ledger.ts";
+import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
