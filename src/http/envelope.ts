@@ -21,3 +21,16 @@ export function ok(c: Context<AppEnv>, data: unknown, status: SuccessStatus = 20
 export function created(c: Context<AppEnv>, data: unknown): Response {
   return ok(c, data, 201);
 }
+
+/**
+ * A success whose `data` is already serialized (GET /context measures it for `meta.responseBytes`),
+ * so the large body is stringified once.
+ */
+export function okSerialized(
+  c: Context<AppEnv>,
+  dataJson: string,
+  extraMeta: Record<string, unknown> = {},
+): Response {
+  const meta = JSON.stringify(buildMeta(c, extraMeta));
+  return c.body(`{"data":${dataJson},"meta":${meta}}`, 200, { "Content-Type": "application/json" });
+}

@@ -87,14 +87,22 @@ function policyMiddleware(method: string, policy: RoutePolicy): MiddlewareHandle
       );
     }
     if (policy.roles && !policy.roles.includes(actor.role)) throw roleRefusal(actor.role, policy.roles);
-    const rate = await chargeUnits(ctx, policy.cost);
+    // Rate charge, LEDGER_STALE gate and meta.context are independent reads and writes: run them
+    // together, then refuse in a fixed order (rate limit first).
+    const [rated, fresh, metaContext] = await Promise.allSettled([
+      chargeUnits(ctx, policy.cost),
+      mutating && !policy.staleExempt ? assertLedgerFresh(ctx) : Promise.resolve(),
+      metaContextFor(ctx),
+    ]);
+    if (rated.status === "rejected") throw rated.reason;
+    const rate = rated.value;
     c.set("callsRemaining", rate.remaining ?? undefined);
     c.header("X-RateLimit-Limit", rate.limit === null ? "unlimited" : String(rate.limit));
     if (rate.remaining !== null) c.header("X-RateLimit-Remaining", String(rate.remaining));
     c.header("X-RateLimit-Reset", String(Math.ceil(rate.resetAt.getTime() / 1000)));
     c.header("X-Burst-Remaining", String(rate.burstRemaining));
-    if (mutating && !policy.staleExempt) await assertLedgerFresh(ctx);
-    c.set("metaContext", await metaContextFor(ctx));
+    if (fresh.status === "rejected") throw fresh.reason;
+    c.set("metaContext", metaContext.status === "fulfilled" ? metaContext.value : undefined);
     await next();
   };
 }

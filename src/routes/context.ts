@@ -11,7 +11,7 @@ import { getContext } from "@/domain/context/build.ts";
 import { contextMore } from "@/domain/context/more.ts";
 import { issueRefreshedToken } from "@/domain/sessions/refresh.ts";
 import type { AppEnv } from "@/http/env.ts";
-import { ok } from "@/http/envelope.ts";
+import { ok, okSerialized } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
 import { errorResponses } from "@/contracts/common.ts";
 
@@ -108,8 +108,9 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
     });
     c.set("metaContext", metaContext);
     const refreshedToken = await issueRefreshedToken(ctx);
-    const responseBytes = new TextEncoder().encode(JSON.stringify(data)).length;
-    return ok(c, data, 200, { responseBytes, ...(refreshedToken ? { refreshedToken } : {}) });
+    const dataJson = JSON.stringify(data);
+    const responseBytes = new TextEncoder().encode(dataJson).length;
+    return okSerialized(c, dataJson, { responseBytes, ...(refreshedToken ? { refreshedToken } : {}) });
   });
 
   handle(api, contextMoreRoute, async ({ c, ctx, query }) => {

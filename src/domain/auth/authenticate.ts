@@ -126,16 +126,19 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
     sessionId = own?.id ?? null;
   }
 
-  if (kind.actorKind === "session") {
-    const { count } = await hitCounter(ctx.db, `sess:${row.tokenId}`, SESSION_BURST_WINDOW_MS, now);
-    if (count > SESSION_BURST_LIMIT) {
-      throw fail.unauthorized("More than 200 requests in 5 minutes on this session token");
-    }
-  }
-  if (row.idleExpiresAt) {
-    await ctx.db.updateTable("tokens")
-      .set({ last_used_at: now, idle_expires_at: nextIdleExpiry(now, row.expiresAt) })
-      .where("id", "=", row.tokenId).execute();
+  // The burst count and the idle refresh are independent writes: one round trip instead of two.
+  const [burst] = await Promise.all([
+    kind.actorKind === "session"
+      ? hitCounter(ctx.db, `sess:${row.tokenId}`, SESSION_BURST_WINDOW_MS, now)
+      : Promise.resolve(null),
+    row.idleExpiresAt
+      ? ctx.db.updateTable("tokens")
+        .set({ last_used_at: now, idle_expires_at: nextIdleExpiry(now, row.expiresAt) })
+        .where("id", "=", row.tokenId).execute()
+      : Promise.resolve(),
+  ]);
+  if (burst && burst.count > SESSION_BURST_LIMIT) {
+    throw fail.unauthorized("More than 200 requests in 5 minutes on this session token");
   }
 
   return {
