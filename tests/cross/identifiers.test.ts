@@ -93,3 +93,25 @@ test("TKT-198 tickets carry no version number: concurrency is detected by status
   assert.equal(stale.status, 409);
   assert.equal(stale.body.error.details.observedStatus, "cancelled");
 });
+
+test("TKT-197 the POST /ticket/{id}/... variants that exist are documented, and take the internal id only", async () => {
+  const doc = (await call("GET", "/openapi.json")).body;
+  const variants = Object.keys(doc.paths).filter((p) =>
+    p.startsWith("/ticket/{ticketId}/") && doc.paths[p].post
+  );
+  assert.deepEqual(variants.sort(), [
+    "/ticket/{ticketId}/acknowledge",
+    "/ticket/{ticketId}/approve",
+    "/ticket/{ticketId}/artifacts",
+  ]);
+  for (const path of variants) {
+    assert.ok(doc.paths[path].post.description.length > 40, `${path} is described`);
+  }
+  const s = await setup();
+  const ticket = await create(s.agent.token);
+  const byKey = await call("POST", `/ticket/${s.prefix}-${ticket.number}/acknowledge`, {
+    token: s.agent.token,
+    body: {},
+  });
+  assert.equal(byKey.status, 404);
+});
