@@ -10,7 +10,6 @@ import { fail, recovery } from "@/domain/shared/errors.ts";
 import { resolveTicketRef } from "@/domain/tickets/refs.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
 import { appendReviewHistory, observedConflict } from "@/domain/tickets/workflow.ts";
-import { writeAgentEntry } from "./agent-entry.ts";
 import { countModulesDone } from "./modules.ts";
 import { type NextAction, nextActionAfterHandoff } from "./next-action.ts";
 import {
@@ -217,7 +216,8 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
       for (const a of artifacts) await storeArtifact(trx, { ...base, ticketId: ticket.id }, a);
     }
     if (input.diffStat) {
-      await writeAgentEntry(trx, {
+      await writeSystemEntry(trx, {
+        source: "agent",
         ...base,
         type: "PROGRESS",
         content: input.diffStat,
@@ -330,7 +330,8 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
         : "Handoff released no files",
       payload: { action: "handoff_release", files },
     });
-    await writeAgentEntry(trx, {
+    await writeSystemEntry(trx, {
+      source: "agent",
       ...base,
       type: "DONE",
       content: `${input.moduleName}: ${input.summary}`.slice(0, 2000),

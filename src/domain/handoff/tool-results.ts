@@ -2,7 +2,7 @@ import type { Clock } from "@/clock.ts";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { JOB_HANDLERS } from "@/domain/jobs/run.ts";
-import { writeAgentEntry } from "./agent-entry.ts";
+import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 
 export const TOOL_RESULTS_JOB = "handoff.tool_results";
 const MAX_CONTENT = 2000;
@@ -101,7 +101,8 @@ export async function runToolResultsJob(trx: Trx, clock: Clock, raw: Record<stri
     const key = `${classified.type}\u0000${classified.content.trim()}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    await writeAgentEntry(trx, {
+    await writeSystemEntry(trx, {
+      source: "agent",
       projectId: payload.projectId,
       type: classified.type,
       content: classified.content,

@@ -15,17 +15,23 @@ export interface SystemEntryInput {
   fileRef?: string | null;
   payload?: Record<string, unknown> | null;
   now: Date;
+  /**
+   * `system` (default): the service's own record. `agent`: an entry in the agent's own voice that the
+   * service writes from what the agent sent (handoff summary, diffStat, classified tool results).
+   */
+  source?: "system" | "agent";
 }
 
-/** Writes a ledger entry on the service's behalf (`source: system`), with its event. */
+/** Writes a ledger entry on the service's behalf (`source: system` unless told), with its event. */
 export async function writeSystemEntry(trx: Trx, input: SystemEntryInput): Promise<string> {
+  const source = input.source ?? "system";
   const id = crypto.randomUUID();
   await trx.insertInto("ledger_entries").values({
     id,
     project_id: input.projectId,
     type: input.type,
     content: input.content,
-    source: "system",
+    source,
     agent_id: input.agentId,
     sub_agent_name: input.subAgentName ?? null,
     session_id: input.sessionId ?? null,
@@ -41,7 +47,7 @@ export async function writeSystemEntry(trx: Trx, input: SystemEntryInput): Promi
     entityType: "ledger_entry",
     entityId: id,
     agentId: input.agentId,
-    data: { type: input.type, ticketId: input.ticketId ?? null, source: "system" },
+    data: { type: input.type, ticketId: input.ticketId ?? null, source },
     now: input.now,
   });
   return id;
