@@ -1,106 +1,25 @@
 import { sql } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
+import type { TicketSpec } from "../helpers/fixtures.ts";
 import { env } from "../helpers/mod.ts";
 
-/** Direct inserts for context tests (the write routes belong to other areas). */
+/**
+ * Direct inserts for context tests (the write routes belong to other areas) that the shared
+ * `../helpers/fixtures.ts` does not provide.
+ */
 export async function now(): Promise<Date> {
   return (await env()).clock.now();
 }
 
-let ticketNumber = 1000;
-
-export async function insertTicket(
-  projectId: string,
-  fields: {
-    status?: string;
-    assignee?: string | null;
-    reviewer?: string | null;
-    expectedFiles?: string[];
-    statusChangedAt?: Date;
-    title?: string;
-    criteria?: Array<Record<string, unknown>>;
-    branch?: string | null;
-    type?: string | null;
-  } = {},
-): Promise<{ id: string; number: number }> {
-  const { db } = await env();
-  const t = await now();
-  const id = crypto.randomUUID();
-  const number = ++ticketNumber;
-  await db.insertInto("tickets").values({
-    id,
-    project_id: projectId,
-    number,
-    title: fields.title ?? `Ticket ${number}`,
-    description: null,
-    type: fields.type ?? "feature",
-    status: fields.status ?? "backlog",
-    expected_files: toJson(fields.expectedFiles ?? ["src/a.ts"]),
-    done_definition: "Done when the thing works end to end",
-    verification_command: "deno task test",
-    risk_class: "local",
-    out_of_scope: null,
-    acceptance_criteria: toJson(fields.criteria ?? [{ title: "It works" }]),
-    criteria_acknowledged_at: null,
-    assignee_agent_id: fields.assignee ?? null,
-    sub_agent_name: null,
-    reviewer_agent_id: fields.reviewer ?? null,
-    review_handoff: null,
-    parent_id: null,
-    branch: fields.branch ?? null,
-    sprint_id: null,
-    story_points: null,
-    no_artifact_reason: null,
-    created_by_agent_id: null,
-    idempotency_key: null,
-    status_changed_at: fields.statusChangedAt ?? t,
-    created_at: t,
-    updated_at: t,
-  }).execute();
-  return { id, number };
-}
-
-export async function insertLedger(
-  projectId: string,
-  fields: {
-    type?: string;
-    content?: string;
-    source?: "agent" | "system";
-    audit?: boolean;
-    agentId?: string | null;
-    sessionId?: string | null;
-    ticketId?: string | null;
-    fileRef?: string | null;
-    subAgentName?: string | null;
-    envHealth?: Record<string, unknown> | null;
-    createdAt?: Date;
-  } = {},
-): Promise<string> {
-  const { db } = await env();
-  const id = crypto.randomUUID();
-  await db.insertInto("ledger_entries").values({
-    id,
-    project_id: projectId,
-    type: (fields.type ?? "PROGRESS") as "PROGRESS",
-    content: fields.content ?? "did a thing",
-    source: fields.source ?? "agent",
-    audit: fields.audit ?? false,
-    agent_id: fields.agentId ?? null,
-    sub_agent_name: fields.subAgentName ?? null,
-    session_id: fields.sessionId ?? null,
-    ticket_id: fields.ticketId ?? null,
-    thread_id: null,
-    file_ref: fields.fileRef ?? null,
-    line_ref: null,
-    payload: null,
-    severity: null,
-    tokens_used: null,
-    activity: null,
-    env_health: fields.envHealth ? toJson(fields.envHealth) : null,
-    created_at: fields.createdAt ?? await now(),
-  }).execute();
-  return id;
-}
+/** Agent-first ticket fields the context tests expect on their tickets; spread into `insertTicket`. */
+export const CONTEXT_TICKET: TicketSpec = {
+  type: "feature",
+  expectedFiles: ["src/a.ts"],
+  doneDefinition: "Done when the thing works end to end",
+  verificationCommand: "deno task test",
+  riskClass: "local",
+  criteria: [{ title: "It works" }],
+};
 
 export async function insertThread(
   projectId: string,
@@ -127,39 +46,6 @@ export async function insertThread(
   return id;
 }
 
-export async function insertClaim(
-  projectId: string,
-  agentId: string,
-  files: string[],
-  fields: { ticketId?: string | null; claimedAt?: Date; expiresAt?: Date } = {},
-): Promise<string> {
-  const { db } = await env();
-  const id = crypto.randomUUID();
-  const t = await now();
-  await db.insertInto("claims").values({
-    id,
-    project_id: projectId,
-    agent_id: agentId,
-    sub_agent_name: null,
-    session_id: null,
-    ticket_id: fields.ticketId ?? null,
-    commit_sha: null,
-    claimed_at: fields.claimedAt ?? t,
-    expires_at: fields.expiresAt ?? new Date(t.getTime() + 30 * 60_000),
-    released_at: null,
-  }).execute();
-  for (const file of files) {
-    await db.insertInto("claim_files").values({
-      claim_id: id,
-      project_id: projectId,
-      file,
-      released_at: null,
-    })
-      .execute();
-  }
-  return id;
-}
-
 export async function insertNotification(projectId: string, agentId: string, content: string, at?: Date) {
   const { db } = await env();
   await db.insertInto("notifications").values({
@@ -174,27 +60,6 @@ export async function insertNotification(projectId: string, agentId: string, con
     created_at: at ?? await now(),
     read_at: null,
   }).execute();
-}
-
-export async function setBrief(
-  projectId: string,
-  brief: Record<string, unknown>,
-  version = 1,
-): Promise<void> {
-  const { db } = await env();
-  await db.updateTable("projects").set({
-    brief: toJson(brief),
-    brief_version: version,
-    brief_updated_at: await now(),
-  })
-    .where("id", "=", projectId).execute();
-  await db.insertInto("brief_versions").values({
-    project_id: projectId,
-    version,
-    content: toJson(brief),
-    agent_id: null,
-    created_at: await now(),
-  }).onConflict((oc) => oc.columns(["project_id", "version"]).doNothing()).execute();
 }
 
 export async function setSettings(projectId: string, settings: Record<string, unknown>): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertClaim, insertLedger, insertNotification, minutesAgo, now } from "./fixtures.ts";
+import { insertClaim, insertLedgerEntry } from "../helpers/fixtures.ts";
+import { insertNotification, minutesAgo, now } from "./fixtures.ts";
 
 test("CONV-009 CONV-010 meta.context is absent when there is nothing to report", async () => {
   const { projectId } = await newProject();
@@ -17,10 +18,16 @@ test("CONV-009 CONV-010 meta.context reports unread notifications and claims on 
   const agent = await pairAgent(projectId);
   const base = await now();
   await insertNotification(projectId, agent.agentId, "@you look");
-  await insertClaim(projectId, agent.agentId, ["src/soon.ts"], {
+  await insertClaim(projectId, {
+    agentId: agent.agentId,
+    files: ["src/soon.ts"],
     expiresAt: new Date(base.getTime() + 2 * 60_000),
   });
-  await insertClaim(projectId, agent.agentId, ["src/old.ts"], { expiresAt: minutesAgo(base, 1) });
+  await insertClaim(projectId, {
+    agentId: agent.agentId,
+    files: ["src/old.ts"],
+    expiresAt: minutesAgo(base, 1),
+  });
   const res = await call("GET", "/me", { token: agent.token });
   assert.deepEqual(res.body.meta.context, { unreadNotifications: 1, expiringClaims: 1, expiredClaims: 1 });
 });
@@ -30,11 +37,17 @@ test("CONV-010 meta.context warns of ledger silence 5 minutes before LEDGER_STAL
     const { projectId } = await newProject();
     const agent = await pairAgent(projectId);
     const base = await now();
-    await insertClaim(projectId, agent.agentId, ["src/held.ts"], {
+    await insertClaim(projectId, {
+      agentId: agent.agentId,
+      files: ["src/held.ts"],
       claimedAt: minutesAgo(base, 60),
       expiresAt: new Date(base.getTime() + 3600_000),
     });
-    await insertLedger(projectId, { agentId: agent.agentId, createdAt: minutesAgo(base, minutes) });
+    await insertLedgerEntry(projectId, {
+      type: "PROGRESS",
+      agentId: agent.agentId,
+      createdAt: minutesAgo(base, minutes),
+    });
     return (await call("GET", "/me", { token: agent.token })).body.meta.context;
   };
   assert.equal(await silentFor(9), undefined);
@@ -49,7 +62,11 @@ test("CONV-010 meta.context warns of ledger silence 5 minutes before LEDGER_STAL
 test("CONV-011 GET /context meta.responseBytes equals the serialized size of data", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  await insertLedger(projectId, { agentId: agent.agentId, content: "ünïcødé ✓ content" });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    content: "ünïcødé ✓ content",
+  });
   for (const q of ["", "?compact=true"]) {
     const res = await call("GET", `/context${q}`, { token: agent.token });
     const bytes = new TextEncoder().encode(JSON.stringify(res.body.data)).length;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { admin, call, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertLedger, insertThread, insertTicket, minutesAgo, now, setBrief } from "./fixtures.ts";
+import { insertLedgerEntry, insertTicket, setBrief } from "../helpers/fixtures.ts";
+import { CONTEXT_TICKET, insertThread, minutesAgo, now } from "./fixtures.ts";
 
 async function more(token: string, query: string) {
   return await call("GET", `/context/more?${query}`, { token });
@@ -31,7 +32,9 @@ test("CTX-041 section is required and must be ledger, threads, brief or reviews"
 test("CTX-042 an invalid cursor restarts the listing from the beginning", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  for (let i = 0; i < 3; i++) await insertLedger(projectId, { agentId: agent.agentId, content: `e${i}` });
+  for (let i = 0; i < 3; i++) {
+    await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: `e${i}` });
+  }
   const fresh = await more(agent.token, "section=ledger");
   const threadsCursor = (await more(agent.token, "section=threads")).body.data.nextCursor;
   for (const cursor of ["not-a-cursor", "eyJzIjoibGVkZ2VyIiwiYiI6LTF9", threadsCursor ?? "e30"]) {
@@ -46,7 +49,9 @@ test("CTX-042 an invalid cursor restarts the listing from the beginning", async 
 test("CTX-043 limit is 1 to 200, default 50", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  for (let i = 0; i < 55; i++) await insertLedger(projectId, { agentId: agent.agentId, content: `e${i}` });
+  for (let i = 0; i < 55; i++) {
+    await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: `e${i}` });
+  }
   assert.equal((await more(agent.token, "section=ledger")).body.data.rows.length, 50);
   assert.equal((await more(agent.token, "section=ledger&limit=1")).body.data.rows.length, 1);
   assert.equal((await more(agent.token, "section=ledger&limit=200")).body.data.rows.length, 55);
@@ -60,7 +65,9 @@ test("CTX-043 limit is 1 to 200, default 50", async () => {
 test("CTX-045 CTX-046 CTX-047 { section, rows, hasMore, nextCursor }: newest first, null cursor at the end", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  for (let i = 0; i < 5; i++) await insertLedger(projectId, { agentId: agent.agentId, content: `e${i}` });
+  for (let i = 0; i < 5; i++) {
+    await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: `e${i}` });
+  }
   const seen: string[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 5; page++) {
@@ -80,8 +87,8 @@ test("CTX-046 ledgerCursor from context continues with the same filters", async 
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
   for (let i = 0; i < 4; i++) {
-    await insertLedger(projectId, { agentId: agent.agentId, type: "DECISION", content: `d${i}` });
-    await insertLedger(projectId, { agentId: agent.agentId, content: `p${i}` });
+    await insertLedgerEntry(projectId, { agentId: agent.agentId, type: "DECISION", content: `d${i}` });
+    await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: `p${i}` });
   }
   const ctx = await call("GET", "/context?ledger_limit=2&ledger_type=DECISION", { token: agent.token });
   assert.deepEqual(ctx.body.data.ledger.map((e: { content: string }) => e.content), ["d3", "d2"]);
@@ -124,12 +131,13 @@ test("CTX-049 CTX-050 reviews rows: spec fields, tickets assigned to the caller 
   const agent = await pairAgent(projectId);
   const other = await pairAgent(projectId);
   const theirs = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "review",
     assignee: other.agentId,
     reviewer: agent.agentId,
     branch: "feat/x",
   });
-  await insertTicket(projectId, { status: "review", assignee: agent.agentId });
+  await insertTicket(projectId, { ...CONTEXT_TICKET, status: "review", assignee: agent.agentId });
   const res = await more(agent.token, "section=reviews");
   assert.equal(res.body.data.rows.length, 1);
   const row = res.body.data.rows[0];

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { admin, call, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertLedger, insertNotification, insertThread, minutesAgo, now, setSettings } from "./fixtures.ts";
+import { insertLedgerEntry } from "../helpers/fixtures.ts";
+import { insertNotification, insertThread, minutesAgo, now, setSettings } from "./fixtures.ts";
 
 async function ctxOf(token: string, query = "") {
   return await call("GET", `/context${query}`, { token });
@@ -34,7 +35,9 @@ test("CTX-002 compact is a boolean, default false; true trims; other values answ
 test("CTX-003 ledger_limit defaults to 10 and accepts 0 to the ceiling 100", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  for (let i = 0; i < 12; i++) await insertLedger(projectId, { agentId: agent.agentId, content: `e${i}` });
+  for (let i = 0; i < 12; i++) {
+    await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: `e${i}` });
+  }
   assert.equal((await ctxOf(agent.token)).body.data.ledger.length, 10);
   assert.equal((await ctxOf(agent.token, "?ledger_limit=100")).body.data.ledger.length, 12);
   assert.equal((await ctxOf(agent.token, "?ledger_limit=3")).body.data.ledger.length, 3);
@@ -49,7 +52,9 @@ test("CTX-003 CTX-006 a lower project ceiling becomes the default and the maximu
   const { projectId } = await newProject();
   await setSettings(projectId, { contextLedgerCeiling: 4, contextThreadCeiling: 2 });
   const agent = await pairAgent(projectId);
-  for (let i = 0; i < 6; i++) await insertLedger(projectId, { agentId: agent.agentId });
+  for (let i = 0; i < 6; i++) {
+    await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId });
+  }
   for (let i = 0; i < 3; i++) await insertThread(projectId);
   const res = await ctxOf(agent.token);
   assert.equal(res.body.data.ledger.length, 4, "default is the ceiling when lower than 10");
@@ -67,7 +72,7 @@ test("CTX-003 CTX-006 a lower project ceiling becomes the default and the maximu
 test("CTX-004 ledger_limit=0 suppresses the ledger", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  await insertLedger(projectId, { agentId: agent.agentId });
+  await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId });
   const res = await ctxOf(agent.token, "?ledger_limit=0");
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.data.ledger, []);
@@ -132,8 +137,18 @@ test("CTX-010 since limits the ledger to entries after that time", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
   const base = await now();
-  await insertLedger(projectId, { agentId: agent.agentId, content: "old", createdAt: minutesAgo(base, 60) });
-  await insertLedger(projectId, { agentId: agent.agentId, content: "new", createdAt: minutesAgo(base, 5) });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    content: "old",
+    createdAt: minutesAgo(base, 60),
+  });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    content: "new",
+    createdAt: minutesAgo(base, 5),
+  });
   const since = minutesAgo(base, 30).toISOString();
   const res = await ctxOf(agent.token, `?since=${encodeURIComponent(since)}`);
   assert.deepEqual(res.body.data.ledger.map((e: { content: string }) => e.content), ["new"]);
@@ -152,7 +167,7 @@ test("CTX-011 an unparseable since answers 400 VALIDATION_ERROR", async () => {
 test("CTX-012 include_system_ledger defaults to false", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId); // pairing writes a system AGENT_JOINED entry
-  await insertLedger(projectId, { agentId: agent.agentId, content: "mine" });
+  await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: "mine" });
   const plain = await ctxOf(agent.token);
   assert.ok(plain.body.data.ledger.every((e: { source: string }) => e.source === "agent"));
   const withSystem = await ctxOf(agent.token, "?include_system_ledger=true");
@@ -162,8 +177,13 @@ test("CTX-012 include_system_ledger defaults to false", async () => {
 test("CTX-013 include_audit defaults to false", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  await insertLedger(projectId, { agentId: agent.agentId, content: "audit trail", audit: true });
-  await insertLedger(projectId, { agentId: agent.agentId, content: "normal" });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    content: "audit trail",
+    audit: true,
+  });
+  await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: "normal" });
   const contents = async (q: string) =>
     (await ctxOf(agent.token, q)).body.data.ledger.map((e: { content: string }) => e.content);
   assert.deepEqual(await contents(""), ["normal"]);
@@ -173,7 +193,7 @@ test("CTX-013 include_audit defaults to false", async () => {
 test("CTX-014 ledger_source overrides include_system_ledger", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  await insertLedger(projectId, { agentId: agent.agentId, content: "mine" });
+  await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: "mine" });
   const sources = async (q: string) =>
     [...new Set((await ctxOf(agent.token, q)).body.data.ledger.map((e: { source: string }) => e.source))]
       .sort();
@@ -187,10 +207,25 @@ test("CTX-015 ledger_type, ledger_sessionId, ledger_fileRef and ledger_subAgent 
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
   const session = crypto.randomUUID();
-  await insertLedger(projectId, { agentId: agent.agentId, type: "DECISION", content: "decided" });
-  await insertLedger(projectId, { agentId: agent.agentId, sessionId: session, content: "in session" });
-  await insertLedger(projectId, { agentId: agent.agentId, fileRef: "src/x.ts", content: "about x" });
-  await insertLedger(projectId, { agentId: agent.agentId, subAgentName: "worker-1", content: "by worker" });
+  await insertLedgerEntry(projectId, { agentId: agent.agentId, type: "DECISION", content: "decided" });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    sessionId: session,
+    content: "in session",
+  });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    fileRef: "src/x.ts",
+    content: "about x",
+  });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    subAgentName: "worker-1",
+    content: "by worker",
+  });
   const contents = async (q: string) =>
     (await ctxOf(agent.token, q)).body.data.ledger.map((e: { content: string }) => e.content);
   assert.deepEqual(await contents("?ledger_type=DECISION"), ["decided"]);

@@ -2,15 +2,8 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import {
-  insertClaim,
-  insertLedger,
-  insertThread,
-  insertTicket,
-  minutesAgo,
-  now,
-  setBrief,
-} from "./fixtures.ts";
+import { insertClaim, insertLedgerEntry, insertTicket, setBrief } from "../helpers/fixtures.ts";
+import { CONTEXT_TICKET, insertThread, minutesAgo, now } from "./fixtures.ts";
 
 const KEYS = [
   "resume",
@@ -66,7 +59,11 @@ test("CTX-018 GET /context data has exactly the spec's keys (staleTickets only w
     const data = await ctxOf(agent.token, q);
     assert.deepEqual(Object.keys(data).sort(), [...KEYS].sort(), q);
   }
-  await insertTicket(projectId, { status: "in_progress", statusChangedAt: minutesAgo(await now(), 45) });
+  await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
+    status: "in_progress",
+    statusChangedAt: minutesAgo(await now(), 45),
+  });
   const data = await ctxOf(agent.token);
   assert.deepEqual(Object.keys(data).sort(), [...KEYS, "staleTickets"].sort());
 });
@@ -76,6 +73,7 @@ test("CTX-019 resume.activeTicket carries expected files, criteria, done definit
   const agent = await pairAgent(projectId);
   assert.equal((await ctxOf(agent.token)).resume.activeTicket, null);
   const t = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "in_progress",
     assignee: agent.agentId,
     expectedFiles: ["src/a.ts", "src/b.ts"],
@@ -96,17 +94,21 @@ test("CTX-020 resume adds riskyFiles, staleClaims, envBlockers and nextAction on
   const other = await pairAgent(projectId);
   assert.deepEqual(Object.keys((await ctxOf(agent.token)).resume), ["activeTicket"]);
   const t = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "in_progress",
     assignee: agent.agentId,
     expectedFiles: ["src/shared.ts", "src/mine.ts"],
   });
   const base = await now();
-  await insertClaim(projectId, other.agentId, ["src/shared.ts"]);
-  await insertClaim(projectId, agent.agentId, ["src/mine.ts"], {
+  await insertClaim(projectId, { agentId: other.agentId, files: ["src/shared.ts"] });
+  await insertClaim(projectId, {
+    agentId: agent.agentId,
+    files: ["src/mine.ts"],
     ticketId: t.id,
     claimedAt: minutesAgo(base, 12),
   });
-  await insertLedger(projectId, {
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
     agentId: agent.agentId,
     envHealth: { status: "broken", notes: ["no db"] },
   });
@@ -129,9 +131,9 @@ test("CTX-020 resume adds riskyFiles, staleClaims, envBlockers and nextAction on
 test("CTX-021 project has id, name, phase, moduleCount and modulesDone", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  await insertTicket(projectId, { status: "done" });
-  await insertTicket(projectId, { status: "cancelled" });
-  await insertTicket(projectId, { status: "in_progress" });
+  await insertTicket(projectId, { ...CONTEXT_TICKET, status: "done" });
+  await insertTicket(projectId, { ...CONTEXT_TICKET, status: "cancelled" });
+  await insertTicket(projectId, { ...CONTEXT_TICKET, status: "in_progress" });
   const project = (await ctxOf(agent.token)).project;
   assert.deepEqual(Object.keys(project).sort(), ["id", "moduleCount", "modulesDone", "name", "phase"]);
   assert.equal(project.id, projectId);
@@ -156,7 +158,7 @@ test("CTX-022 brief is { version, content } with the serialized brief", async ()
 test("CTX-023 a cut brief sets briefTruncated and briefFetchUrl", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  await setBrief(projectId, { scope: "x".repeat(20_000) });
+  await setBrief(projectId, { scope: "x".repeat(20_000) }, 1);
   const data = await ctxOf(agent.token);
   assert.equal(data.briefTruncated, true);
   assert.equal(data.brief.content.length, 16_000);
@@ -167,13 +169,21 @@ test("CTX-024 expiringClaims lists the caller's claims expiring within 5 minutes
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
   const base = await now();
-  await insertClaim(projectId, agent.agentId, ["src/soon.ts"], {
+  await insertClaim(projectId, {
+    agentId: agent.agentId,
+    files: ["src/soon.ts"],
     expiresAt: new Date(base.getTime() + 4 * 60_000),
   });
-  await insertClaim(projectId, agent.agentId, ["src/later.ts"], {
+  await insertClaim(projectId, {
+    agentId: agent.agentId,
+    files: ["src/later.ts"],
     expiresAt: new Date(base.getTime() + 6 * 60_000),
   });
-  await insertClaim(projectId, agent.agentId, ["src/gone.ts"], { expiresAt: minutesAgo(base, 1) });
+  await insertClaim(projectId, {
+    agentId: agent.agentId,
+    files: ["src/gone.ts"],
+    expiresAt: minutesAgo(base, 1),
+  });
   const data = await ctxOf(agent.token);
   assert.deepEqual(data.expiringClaims.map((c: { file: string }) => c.file), ["src/soon.ts"]);
   assert.deepEqual(data.expiredClaims.map((c: { file: string }) => c.file), ["src/gone.ts"]);
@@ -191,6 +201,7 @@ test("CTX-025 CTX-026 pendingReviews: 20 oldest first, total beyond, cursor list
   const ids: string[] = [];
   for (let i = 0; i < 23; i++) {
     const t = await insertTicket(projectId, {
+      ...CONTEXT_TICKET,
       status: "review",
       assignee: other.agentId,
       statusChangedAt: minutesAgo(base, 100 - i),
@@ -198,6 +209,7 @@ test("CTX-025 CTX-026 pendingReviews: 20 oldest first, total beyond, cursor list
     ids.push(t.id);
   }
   await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "review",
     assignee: agent.agentId,
     statusChangedAt: minutesAgo(base, 500),
@@ -220,10 +232,10 @@ test("CTX-027 workqueue lists at most 20 unassigned tickets in sprint_backlog or
     settings: { columns: ["sprint_backlog", "in_progress", "done"] },
   });
   const agent = await pairAgent(projectId);
-  for (let i = 0; i < 12; i++) await insertTicket(projectId, { status: "in_progress" });
-  for (let i = 0; i < 12; i++) await insertTicket(projectId, { status: "sprint_backlog" });
-  await insertTicket(projectId, { status: "in_progress", assignee: agent.agentId });
-  await insertTicket(projectId, { status: "done" });
+  for (let i = 0; i < 12; i++) await insertTicket(projectId, { ...CONTEXT_TICKET, status: "in_progress" });
+  for (let i = 0; i < 12; i++) await insertTicket(projectId, { ...CONTEXT_TICKET, status: "sprint_backlog" });
+  await insertTicket(projectId, { ...CONTEXT_TICKET, status: "in_progress", assignee: agent.agentId });
+  await insertTicket(projectId, { ...CONTEXT_TICKET, status: "done" });
   const queue = (await ctxOf(agent.token)).workqueue;
   assert.equal(queue.length, 20);
   assert.ok(queue.every((t: { status: string }) => ["in_progress", "sprint_backlog"].includes(t.status)));
@@ -234,13 +246,23 @@ test("CTX-028 staleTickets lists in-progress tickets silent for 30 minutes, only
   const agent = await pairAgent(projectId);
   const base = await now();
   const fresh = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "in_progress",
     statusChangedAt: minutesAgo(base, 40),
   });
-  await insertLedger(projectId, { ticketId: fresh.id, createdAt: minutesAgo(base, 10) });
-  await insertTicket(projectId, { status: "in_progress", statusChangedAt: minutesAgo(base, 20) });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    ticketId: fresh.id,
+    createdAt: minutesAgo(base, 10),
+  });
+  await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
+    status: "in_progress",
+    statusChangedAt: minutesAgo(base, 20),
+  });
   assert.equal("staleTickets" in (await ctxOf(agent.token)), false);
   const stale = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "in_progress",
     statusChangedAt: minutesAgo(base, 31),
   });
@@ -255,7 +277,7 @@ test("CTX-029 CTX-037 documents carry previews of at most 8,000 characters; comp
   await setBrief(projectId, {
     scope: "s",
     custom: { documents: [{ title: "Design", content: "d".repeat(9000), url: "https://example.com/d" }] },
-  });
+  }, 1);
   const docs = (await ctxOf(agent.token)).documents;
   assert.equal(docs[0].kind, "skill");
   const design = docs.find((d: { title: string }) => d.title === "Design");
@@ -285,15 +307,23 @@ test("CTX-031 design: a silent agent holding work gets a blocking LOG_LEDGER_ENT
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
   const base = await now();
-  await insertClaim(projectId, agent.agentId, ["src/held.ts"], { claimedAt: minutesAgo(base, 40) });
-  await insertLedger(projectId, { agentId: agent.agentId, createdAt: minutesAgo(base, 16) });
+  await insertClaim(projectId, {
+    agentId: agent.agentId,
+    files: ["src/held.ts"],
+    claimedAt: minutesAgo(base, 40),
+  });
+  await insertLedgerEntry(projectId, {
+    type: "PROGRESS",
+    agentId: agent.agentId,
+    createdAt: minutesAgo(base, 16),
+  });
   const data = await ctxOf(agent.token);
   assert.equal(data.hasBlockingActions, true);
   const action = data.pendingActions.find((a: { action: string }) => a.action === "LOG_LEDGER_ENTRY");
   assert.equal(action.blocking, true);
   assert.equal(action.endpoint, "POST /ledger");
   assert.ok(data.complianceScore < 100);
-  await insertLedger(projectId, { agentId: agent.agentId });
+  await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId });
   const after = await ctxOf(agent.token);
   assert.equal(after.hasBlockingActions, false);
   assert.equal(after.complianceScore, 100);
@@ -304,11 +334,13 @@ test("CTX-031 design: conflictRisk, collisionWarnings, connectedAgents, reviewCo
   const agent = await pairAgent(projectId);
   const other = await pairAgent(projectId);
   await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "in_progress",
     assignee: agent.agentId,
     expectedFiles: ["src/x.ts"],
   });
   await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
     status: "in_progress",
     assignee: other.agentId,
     expectedFiles: ["src/x.ts"],
@@ -317,7 +349,7 @@ test("CTX-031 design: conflictRisk, collisionWarnings, connectedAgents, reviewCo
   assert.deepEqual(data.conflictRisk, { level: "low", files: ["src/x.ts"] });
   assert.equal(data.collisionWarnings[0].agentName, other.name);
   assert.deepEqual(data.collisionWarnings[0].conflictingFiles, ["src/x.ts"]);
-  await insertClaim(projectId, other.agentId, ["src/x.ts"]);
+  await insertClaim(projectId, { agentId: other.agentId, files: ["src/x.ts"] });
   assert.equal((await ctxOf(agent.token)).conflictRisk.level, "high");
   const names = data.connectedAgents.map((a: { name: string }) => a.name).sort();
   assert.deepEqual(names, [agent.name, other.name].sort());
@@ -331,30 +363,36 @@ test("CTX-031 design: conflictRisk, collisionWarnings, connectedAgents, reviewCo
 test("CTX-032 compact ledger: the 5 newest entries plus non-superseded CONTEXT entries of the active ticket", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  const t = await insertTicket(projectId, { status: "in_progress", assignee: agent.agentId });
+  const t = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
+    status: "in_progress",
+    assignee: agent.agentId,
+  });
   const base = await now();
-  await insertLedger(projectId, {
+  await insertLedgerEntry(projectId, {
     ticketId: t.id,
     type: "CONTEXT",
     fileRef: "src/a.ts",
     content: "old a",
     createdAt: minutesAgo(base, 50),
   });
-  await insertLedger(projectId, {
+  await insertLedgerEntry(projectId, {
     ticketId: t.id,
     type: "CONTEXT",
     fileRef: "src/a.ts",
     content: "new a",
     createdAt: minutesAgo(base, 40),
   });
-  await insertLedger(projectId, {
+  await insertLedgerEntry(projectId, {
     ticketId: t.id,
     type: "CONTEXT",
     fileRef: "src/b.ts",
     content: "b",
     createdAt: minutesAgo(base, 30),
   });
-  for (let i = 0; i < 8; i++) await insertLedger(projectId, { agentId: agent.agentId, content: `p${i}` });
+  for (let i = 0; i < 8; i++) {
+    await insertLedgerEntry(projectId, { type: "PROGRESS", agentId: agent.agentId, content: `p${i}` });
+  }
   const ledger = (await ctxOf(agent.token, "?compact=true")).ledger.map((e: { content: string }) =>
     e.content
   );
@@ -364,7 +402,7 @@ test("CTX-032 compact ledger: the 5 newest entries plus non-superseded CONTEXT e
 test("CTX-033 compact brief.content is cut to its first 500 characters", async () => {
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  await setBrief(projectId, { scope: "é".repeat(800) });
+  await setBrief(projectId, { scope: "é".repeat(800) }, 1);
   const data = await ctxOf(agent.token, "?compact=true");
   assert.equal(Array.from(data.brief.content).length, 500);
   assert.ok(JSON.stringify({ scope: "é".repeat(800) }).startsWith(data.brief.content));
@@ -375,10 +413,18 @@ test("CTX-034 CTX-035 CTX-036 compact openClaims, threads and pendingReviews are
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
   const other = await pairAgent(projectId);
-  const t = await insertTicket(projectId, { status: "in_progress", assignee: other.agentId });
-  await insertClaim(projectId, other.agentId, ["src/1.ts", "src/2.ts"], { ticketId: t.id });
+  const t = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
+    status: "in_progress",
+    assignee: other.agentId,
+  });
+  await insertClaim(projectId, { agentId: other.agentId, files: ["src/1.ts", "src/2.ts"], ticketId: t.id });
   const thread = await insertThread(projectId);
-  const review = await insertTicket(projectId, { status: "review", assignee: other.agentId });
+  const review = await insertTicket(projectId, {
+    ...CONTEXT_TICKET,
+    status: "review",
+    assignee: other.agentId,
+  });
   const data = await ctxOf(agent.token, "?compact=true");
   assert.deepEqual(data.openClaims, { count: 2, ticketIds: [t.id] });
   assert.deepEqual(data.threads, { count: 1, ids: [thread] });

@@ -32,6 +32,9 @@ export interface TicketSpec {
   humanOnly?: boolean;
   noArtifact?: boolean;
   reviewHandoff?: Record<string, unknown> | null;
+  branch?: string | null;
+  /** Default: the service clock's now. */
+  statusChangedAt?: Date;
 }
 
 export interface InsertedTicket {
@@ -71,7 +74,7 @@ export async function insertTicket(projectId: string, spec: TicketSpec = {}): Pr
     reviewer_agent_id: spec.reviewer ?? null,
     review_handoff: spec.reviewHandoff ? toJson(spec.reviewHandoff) : null,
     parent_id: null,
-    branch: null,
+    branch: spec.branch ?? null,
     sprint_id: spec.sprintId ?? null,
     human_only: spec.humanOnly ?? false,
     story_points: null,
@@ -79,7 +82,7 @@ export async function insertTicket(projectId: string, spec: TicketSpec = {}): Pr
     no_artifact_reason: null,
     created_by_agent_id: spec.createdBy ?? null,
     idempotency_key: null,
-    status_changed_at: now,
+    status_changed_at: spec.statusChangedAt ?? now,
     created_at: now,
     updated_at: now,
   }).execute();
@@ -105,6 +108,7 @@ export interface LedgerEntrySpec {
   ticketId?: string | null;
   fileRef?: string | null;
   subAgentName?: string | null;
+  envHealth?: Record<string, unknown> | null;
   /** Default: the service clock's now. */
   createdAt?: Date;
 }
@@ -125,6 +129,7 @@ export async function insertLedgerEntry(projectId: string, e: LedgerEntrySpec): 
     session_id: e.sessionId ?? null,
     ticket_id: e.ticketId ?? null,
     file_ref: e.fileRef ?? null,
+    env_health: e.envHealth ? toJson(e.envHealth) : null,
     created_at: e.createdAt ?? clock.now(),
   }).execute();
   return id;
@@ -138,6 +143,10 @@ export interface ClaimSpec {
   subAgentName?: string | null;
   /** How long from now the claim runs. Default: 30 minutes. */
   ttlMs?: number;
+  /** Default: the service clock's now. */
+  claimedAt?: Date;
+  /** Overrides `ttlMs`. */
+  expiresAt?: Date;
   /** Already released (claim and files). Default: live. */
   released?: boolean;
 }
@@ -156,8 +165,8 @@ export async function insertClaim(projectId: string, c: ClaimSpec): Promise<stri
     session_id: c.sessionId ?? null,
     ticket_id: c.ticketId ?? null,
     commit_sha: null,
-    claimed_at: now,
-    expires_at: new Date(now.getTime() + (c.ttlMs ?? 30 * 60_000)),
+    claimed_at: c.claimedAt ?? now,
+    expires_at: c.expiresAt ?? new Date(now.getTime() + (c.ttlMs ?? 30 * 60_000)),
     released_at: releasedAt,
   }).execute();
   if (c.files.length > 0) {
@@ -213,12 +222,34 @@ export async function insertSprint(
   return id;
 }
 
-/** Gives the project a brief (version 1), so its first ticket can be created. */
+/**
+ * Gives the project a brief (version 1), so its first ticket can be created. With `version`, the brief is
+ * stored as that version like a brief update: `brief_updated_at` is set and the version is kept in
+ * `brief_versions`.
+ */
 export async function setBrief(
   projectId: string,
   content: Record<string, unknown> = { scope: "Test project" },
+  version?: number,
 ): Promise<void> {
-  const { db } = await env();
-  await db.updateTable("projects").set({ brief: toJson(content), brief_version: 1 })
+  const { db, clock } = await env();
+  if (version === undefined) {
+    await db.updateTable("projects").set({ brief: toJson(content), brief_version: 1 })
+      .where("id", "=", projectId).execute();
+    return;
+  }
+  const now = clock.now();
+  await db.updateTable("projects").set({
+    brief: toJson(content),
+    brief_version: version,
+    brief_updated_at: now,
+  })
     .where("id", "=", projectId).execute();
+  await db.insertInto("brief_versions").values({
+    project_id: projectId,
+    version,
+    content: toJson(content),
+    agent_id: null,
+    created_at: now,
+  }).onConflict((oc) => oc.columns(["project_id", "version"]).doNothing()).execute();
 }
