@@ -1,3 +1,4 @@
+import { toLedgerEntry } from "@/domain/ledger/serialize.ts";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
@@ -97,24 +98,7 @@ export async function readTicket(ctx: ActorCtx, input: ReadTicketInput) {
           false,
         )
         .orderBy("l.seq", "desc").limit(limit).offset(offset).execute();
-      return rows.map((r) => ({
-        id: r.id,
-        type: r.type,
-        content: r.content,
-        source: r.source,
-        agentId: r.agent_id,
-        agentName: r.agent_name,
-        subAgentName: r.sub_agent_name,
-        sessionId: r.session_id,
-        ticketId: r.ticket_id,
-        threadId: r.thread_id,
-        fileRef: r.file_ref,
-        lineRef: r.line_ref,
-        labels: r.labels,
-        payload: r.payload,
-        severity: r.severity,
-        createdAt: r.created_at.toISOString(),
-      }));
+      return rows.map(toLedgerEntry);
     }, async () => {
       const r = await db.selectFrom("ledger_entries").select(sql<number>`count(*)::int`.as("n"))
         .where("project_id", "=", actor.projectId).where("ticket_id", "=", ticketId).where(
