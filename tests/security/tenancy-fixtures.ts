@@ -479,8 +479,25 @@ export async function snapshotProject(projectId: string): Promise<Record<string,
     "memberships",
     "agent_context_state",
   ];
+  // Rows of any project that point at one of A's agents count as A's too (a notification, claim or
+  // ticket of B naming A's agent is a change to A).
+  const agentColumns: Record<string, string[]> = {
+    sub_agents: ["parent_agent_id"],
+    sessions: ["agent_id"],
+    tokens: ["agent_id"],
+    tickets: ["assignee_agent_id", "reviewer_agent_id", "created_by_agent_id"],
+    claims: ["agent_id"],
+    threads: ["agent_id"],
+    ledger_entries: ["agent_id"],
+    brief_versions: ["agent_id"],
+    notifications: ["recipient_agent_id"],
+    events: ["agent_id"],
+    agent_context_state: ["agent_id"],
+  };
+  const agentsOfA = `(SELECT id FROM agents WHERE project_id = ${p})`;
   for (const table of direct) {
-    out[table] = await q(`SELECT to_jsonb(t) AS r FROM ${table} t WHERE project_id = ${p} ORDER BY 1::text`);
+    const extra = (agentColumns[table] ?? []).map((col) => ` OR ${col} IN ${agentsOfA}`).join("");
+    out[table] = await q(`SELECT to_jsonb(t) AS r FROM ${table} t WHERE project_id = ${p}${extra}`);
   }
   out.projects = await q(`SELECT to_jsonb(t) AS r FROM projects t WHERE id = ${p}`);
   const viaTicket = ["ticket_comments", "ticket_artifacts", "qa_runs"];
