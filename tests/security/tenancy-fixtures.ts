@@ -499,6 +499,14 @@ export async function snapshotProject(projectId: string): Promise<Record<string,
     const extra = (agentColumns[table] ?? []).map((col) => ` OR ${col} IN ${agentsOfA}`).join("");
     out[table] = await q(`SELECT to_jsonb(t) AS r FROM ${table} t WHERE project_id = ${p}${extra}`);
   }
+  // Counters (rate limits, backpressure, request bursts) keyed by A's project, agents, sessions or tokens:
+  // B's traffic must not spend A's budgets.
+  out.rate_counters = await q(
+    `SELECT to_jsonb(r) AS r FROM rate_counters r WHERE r.key LIKE '%' || ${p} || '%'
+       OR EXISTS (SELECT 1 FROM agents x WHERE x.project_id = ${p} AND r.key LIKE '%' || x.id::text || '%')
+       OR EXISTS (SELECT 1 FROM sessions x WHERE x.project_id = ${p} AND r.key LIKE '%' || x.id::text || '%')
+       OR EXISTS (SELECT 1 FROM tokens x WHERE x.project_id = ${p} AND r.key LIKE '%' || x.id::text || '%')`,
+  );
   out.projects = await q(`SELECT to_jsonb(t) AS r FROM projects t WHERE id = ${p}`);
   const viaTicket = ["ticket_comments", "ticket_artifacts", "qa_runs"];
   for (const table of viaTicket) {
