@@ -1,0 +1,609 @@
+import assert from "node:assert/strict";
+import { DOCUMENT_PATH } from "../../scripts/openapi-artifacts.ts";
+import { advanceClock, type ApiResponse, call, test } from "../helpers/mod.ts";
+import { buildMatrix, type Credential, type Matrix, type Role } from "./fixtures.ts";
+
+/**
+ * Who may do what (ROLE-*, SUB-*): the expected policy of every REST operation, written from the spec
+ * (interface-spec "Authentication": Scopes and Roles, and each endpoint's section), and a matrix that
+ * calls every operation of openapi/openapi.json with every credential type.
+ */
+
+interface Req {
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+interface Expected {
+  /** `none`: no Authorization header (pairing, refresh, prompt). */
+  auth: "bearer" | "none";
+  /** Scope the route declares (x-svc-scope); omitted: any valid token. */
+  scope?: string;
+  /** Roles the route declares (x-svc-roles); omitted: every role. */
+  roles?: Role[];
+  /** Rate-limit units (x-svc-cost). */
+  cost: number;
+  /** A scope the endpoint checks itself (it depends on stored state), not declared on the route. */
+  endpointScope?: string;
+  /** Only a live svc_sess_ bearer not acting as a sub-agent (SUB-008). */
+  sessionOnly?: true;
+  /** Where the spec is silent: the policy is our design, and the description must say so. */
+  design?: true;
+  /** Plausible inputs: ids of real resources of the matrix project. */
+  req: (m: Matrix, c: Credential) => Req;
+}
+
+const uuid = () => crypto.randomUUID();
+const own = (c: Credential) => c.sessionId ?? uuid();
+const ticketBody = (c: Credential) => ({
+  title: `Matrix ticket ${c.id} ${uuid().slice(0, 6)}`,
+  type: "chore",
+  description: "Created by the role matrix",
+  expectedFiles: [`src/matrix/${c.id}.ts`],
+  doneDefinition: "The role matrix passes for every cell",
+  verificationCommand: "deno test tests/security",
+  riskClass: "local",
+  acceptanceCriteria: [{ title: "It works", evidence: "none" }],
+});
+
+/** The spec's policy of every REST operation (method and OpenAPI path). */
+const EXPECTED: Record<string, Expected> = {
+  // Pairing and sessions.
+  "POST /pair/connect": {
+    auth: "none",
+    cost: 2,
+    req: () => ({
+      path: "/pair/connect",
+      body: { code: "ZZZZ-ZZZZ" },
+      headers: { "X-Forwarded-For": randomIp() },
+    }),
+  },
+  "GET /pair/prompt": { auth: "none", cost: 1, req: (m) => ({ path: `/pair/prompt?code=${m.promptCode}` }) },
+  "POST /session/refresh": {
+    auth: "none",
+    cost: 2,
+    // Not exactly { token }: 400 whatever the Authorization header says (nothing is rotated).
+    req: () => ({ path: "/session/refresh", body: { token: "svc_sess_x", extra: true } }),
+  },
+  "POST /pair/code": {
+    auth: "bearer",
+    scope: "write:agents",
+    roles: ["orchestrator"],
+    cost: 2,
+    req: (_m, c) => ({
+      path: "/pair/code",
+      body: { agentName: `coded-${c.id}`, platform: "claude-code", model: "m", role: "generator" },
+    }),
+  },
+  "GET /me": { auth: "bearer", cost: 1, req: () => ({ path: "/me" }) },
+  "GET /session/{sessionId}": {
+    auth: "bearer",
+    cost: 1,
+    design: true,
+    req: (_m, c) => ({ path: `/session/${own(c)}` }),
+  },
+  "PATCH /session/{sessionId}": {
+    auth: "bearer",
+    scope: "write:ledger",
+    cost: 2,
+    req: (_m, c) => ({
+      path: `/session/${own(c)}`,
+      body: { plan: [{ content: "Matrix", status: "pending" }] },
+    }),
+  },
+  "POST /session/{sessionId}/activity": {
+    auth: "bearer",
+    scope: "write:ledger",
+    cost: 2,
+    req: (_m, c) => ({ path: `/session/${own(c)}/activity`, body: { type: "thought", body: "matrix" } }),
+  },
+  "POST /session/{sessionId}/report": {
+    auth: "bearer",
+    scope: "write:ledger",
+    cost: 2,
+    req: (_m, c) => ({ path: `/session/${own(c)}/report`, body: { model: "matrix-model" } }),
+  },
+  "POST /session/complete": {
+    auth: "bearer",
+    scope: "write:ledger",
+    cost: 2,
+    // Not the caller's session: 404, and nothing is closed.
+    req: () => ({ path: "/session/complete", body: { sessionId: uuid() } }),
+  },
+  "POST /subagent/session": {
+    auth: "bearer",
+    scope: "write:agents",
+    roles: ["orchestrator"],
+    sessionOnly: true,
+    cost: 2,
+    req: (_m, c) => ({ path: "/subagent/session", body: { name: `minted-${c.id}`, role: "generator" } }),
+  },
+  "DELETE /subagent/session": {
+    auth: "bearer",
+    scope: "write:agents",
+    roles: ["orchestrator"],
+    design: true,
+    cost: 2,
+    req: () => ({ path: "/subagent/session", body: { name: "never-minted" } }),
+  },
+  // Tickets: all writes need write:ticket; reads and QA reads read:board.
+  "POST /ticket": {
+    auth: "bearer",
+    scope: "write:ticket",
+    cost: 3,
+    req: (_m, c) => ({ path: "/ticket", body: ticketBody(c) }),
+  },
+  "GET /ticket": {
+    auth: "bearer",
+    scope: "read:board",
+    design: true,
+    cost: 3,
+    req: (m) => ({ path: `/ticket?id=${m.backlog.id}` }),
+  },
+  "DELETE /ticket": {
+    auth: "bearer",
+    scope: "write:ticket",
+    cost: 3,
+    // In progress: 400, nothing deleted.
+    req: (m) => ({ path: "/ticket", body: { ticketId: m.inProgress.id } }),
+  },
+  "PATCH /ticket": {
+    auth: "bearer",
+    scope: "write:ticket",
+    cost: 3,
+    req: (m) => ({ path: "/ticket", body: { ticketId: m.backlog.id, priority: "high" } }),
+  },
+  "POST /ticket/batch": {
+    auth: "bearer",
+    scope: "write:ticket",
+    cost: 6,
+    req: (_m, c) => ({ path: "/ticket/batch", body: { tickets: [ticketBody(c)] } }),
+  },
+  "GET /board": { auth: "bearer", scope: "read:board", cost: 1, req: () => ({ path: "/board" }) },
+  "GET /search": {
+    auth: "bearer",
+    scope: "read:board",
+    design: true,
+    cost: 3,
+    req: () => ({ path: "/search?q=ticket" }),
+  },
+  "POST /ticket/{ticketId}/acknowledge": {
+    auth: "bearer",
+    scope: "write:ticket",
+    cost: 3,
+    req: (m) => ({ path: `/ticket/${m.backlog.id}/acknowledge`, body: {} }),
+  },
+  "POST /ticket/{ticketId}/approve": {
+    auth: "bearer",
+    scope: "write:ticket",
+    design: true,
+    cost: 3,
+    req: (m) => ({ path: `/ticket/${m.review.id}/approve`, body: {} }),
+  },
+  "POST /ticket/{ticketId}/artifacts": {
+    auth: "bearer",
+    scope: "write:ticket",
+    design: true,
+    cost: 3,
+    req: (m, c) => ({
+      path: `/ticket/${m.backlog.id}/artifacts`,
+      body: { type: "branch", url: `https://example.com/branch/${c.id}` },
+    }),
+  },
+  "GET /ticket/{ticketId}/artifacts": {
+    auth: "bearer",
+    scope: "read:board",
+    design: true,
+    cost: 3,
+    req: (m) => ({ path: `/ticket/${m.backlog.id}/artifacts` }),
+  },
+  "PATCH /ticket/{ticketId}/artifacts/{artifactId}": {
+    auth: "bearer",
+    scope: "write:ticket",
+    design: true,
+    cost: 3,
+    req: (m, c) => ({
+      path: `/ticket/${m.backlog.id}/artifacts/${m.artifactId}`,
+      body: { title: `By ${c.id}` },
+    }),
+  },
+  "POST /begin": {
+    auth: "bearer",
+    scope: "write:ticket",
+    roles: ["generator"],
+    cost: 2,
+    req: (m, c) => ({
+      path: "/begin",
+      body: {
+        ticketId: m.beginTickets[c.id]!.id,
+        files: [`src/begin/${c.id}.ts`],
+        acknowledgeCriteria: true,
+      },
+    }),
+  },
+  "GET /workflow": {
+    auth: "bearer",
+    scope: "read:board",
+    design: true,
+    cost: 1,
+    req: () => ({ path: "/workflow" }),
+  },
+  "GET /qa/{qaRunId}": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    req: (m) => ({ path: `/qa/${m.qaRunId}` }),
+  },
+  "GET /ticket/{ticketId}/qa": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 3,
+    req: (m) => ({ path: `/ticket/${m.review.id}/qa` }),
+  },
+  // Claims.
+  "POST /claim": {
+    auth: "bearer",
+    scope: "write:claim",
+    roles: ["generator"],
+    cost: 2,
+    req: (_m, c) => ({ path: "/claim", body: { files: [`src/claim/${c.id}.ts`] } }),
+  },
+  "GET /claim/check": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    req: () => ({ path: "/claim/check?files=src/matrix.ts" }),
+  },
+  "POST /release": {
+    auth: "bearer",
+    scope: "write:claim",
+    cost: 2,
+    req: () => ({ path: "/release", body: { files: ["src/not-claimed.ts"] } }),
+  },
+  // Ledger and handoff.
+  "POST /ledger": {
+    auth: "bearer",
+    scope: "write:ledger",
+    cost: 2,
+    req: () => ({
+      path: "/ledger",
+      body: { type: "DECISION", content: "Matrix", payload: { rationale: "Matrix" } },
+    }),
+  },
+  "GET /ledger": { auth: "bearer", scope: "read:ledger", cost: 1, req: () => ({ path: "/ledger" }) },
+  "POST /ledger/batch": {
+    auth: "bearer",
+    scope: "write:ledger",
+    cost: 2,
+    req: () => ({
+      path: "/ledger/batch",
+      body: { entries: [{ type: "DECISION", content: "M", payload: { rationale: "M" } }] },
+    }),
+  },
+  "POST /handoff": {
+    auth: "bearer",
+    scope: "write:handoff",
+    roles: ["generator"],
+    cost: 2,
+    // Not the caller's session: 400 after the authorization, and nothing is handed off.
+    req: () => ({ path: "/handoff", body: { moduleName: "matrix", summary: "Matrix", sessionId: uuid() } }),
+  },
+  // Brief: write:brief, checked by the endpoint (write:ticket also writes a blank brief; this one has content).
+  "PATCH /brief": {
+    auth: "bearer",
+    endpointScope: "write:brief",
+    cost: 2,
+    req: (_m, c) => ({ path: "/brief", body: { context: `Written by ${c.id}` } }),
+  },
+  // Threads: writes need write:threads, reading none.
+  "POST /thread": {
+    auth: "bearer",
+    scope: "write:threads",
+    cost: 2,
+    req: (_m, c) => ({ path: "/thread", body: { intent: `By ${c.id}` } }),
+  },
+  "GET /thread/{threadId}": { auth: "bearer", cost: 1, req: (m) => ({ path: `/thread/${m.threadId}` }) },
+  "PATCH /thread/{threadId}": {
+    auth: "bearer",
+    scope: "write:threads",
+    cost: 2,
+    req: (m, c) => ({ path: `/thread/${m.threadId}`, body: { intent: `Renamed by ${c.id}` } }),
+  },
+  "POST /thread/{threadId}/reply": {
+    auth: "bearer",
+    scope: "write:threads",
+    cost: 2,
+    req: (m) => ({ path: `/thread/${m.threadId}/reply`, body: { content: "Matrix reply" } }),
+  },
+  "POST /thread/{threadId}/close": {
+    auth: "bearer",
+    scope: "write:threads",
+    cost: 2,
+    req: (_m) => ({ path: `/thread/${uuid()}/close`, body: { outcome: "Matrix" } }),
+  },
+  "POST /thread/close-bulk": {
+    auth: "bearer",
+    scope: "write:threads",
+    cost: 2,
+    req: () => ({ path: "/thread/close-bulk", body: { outcome: "Matrix", mine: true } }),
+  },
+  // Sprints: writes need write:sprint, reads a valid token.
+  "GET /sprint": { auth: "bearer", cost: 1, req: () => ({ path: "/sprint" }) },
+  "POST /sprint": {
+    auth: "bearer",
+    scope: "write:sprint",
+    cost: 2,
+    req: (_m, c) => ({ path: "/sprint", body: { name: `By ${c.id}` } }),
+  },
+  "GET /sprint/current": { auth: "bearer", cost: 1, req: () => ({ path: "/sprint/current" }) },
+  "GET /sprint/{sprintId}": { auth: "bearer", cost: 1, req: (m) => ({ path: `/sprint/${m.sprintId}` }) },
+  "PATCH /sprint/{sprintId}": {
+    auth: "bearer",
+    scope: "write:sprint",
+    cost: 2,
+    req: (m, c) => ({ path: `/sprint/${m.sprintId}`, body: { goal: `Goal by ${c.id}` } }),
+  },
+  "POST /sprint/assign": {
+    auth: "bearer",
+    scope: "write:sprint",
+    cost: 2,
+    req: (m) => ({ path: "/sprint/assign", body: { ticketId: m.backlog.id, sprintId: m.sprintId } }),
+  },
+  // Context and events: any valid token, no scope.
+  "GET /context": { auth: "bearer", cost: 3, req: () => ({ path: "/context?compact=true" }) },
+  "GET /context/more": { auth: "bearer", cost: 1, req: () => ({ path: "/context/more?section=ledger" }) },
+  "GET /events": { auth: "bearer", design: true, cost: 1, req: () => ({ path: "/events" }) },
+};
+
+function randomIp(): string {
+  const n = () => Math.floor(Math.random() * 250) + 1;
+  return `10.${n()}.${n()}.${n()}`;
+}
+
+const METHODS = ["get", "post", "put", "patch", "delete"];
+
+interface Operation {
+  key: string;
+  method: string;
+  path: string;
+  op: Record<string, unknown>;
+}
+
+async function documentOperations(): Promise<Operation[]> {
+  const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
+  const ops: Operation[] = [];
+  for (
+    const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)
+  ) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!METHODS.includes(method)) continue;
+      ops.push({ key: `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, op });
+    }
+  }
+  return ops;
+}
+
+test("ROLE-010 ROLE-013 ROLE-014 ROLE-016 ROLE-018 ROLE-019 ROLE-020 ROLE-021 ROLE-022 ROLE-023 ROLE-024 ROLE-025 the document declares the spec's scope, roles, auth and cost for every operation", async () => {
+  const ops = await documentOperations();
+  const unknown = ops.filter((o) => !(o.key in EXPECTED)).map((o) => o.key);
+  assert.deepEqual(
+    unknown,
+    [],
+    "operations the expected table does not know: declare their scope, roles and cost",
+  );
+  const missing = Object.keys(EXPECTED).filter((k) => !ops.some((o) => o.key === k));
+  assert.deepEqual(missing, [], "operations of the expected table missing from the document");
+  const wrong: string[] = [];
+  for (const o of ops) {
+    const e = EXPECTED[o.key]!;
+    const security = o.op.security as unknown[] | undefined;
+    const auth = security && security.length > 0 ? "bearer" : "none";
+    const actual = {
+      auth,
+      scope: o.op["x-svc-scope"],
+      roles: o.op["x-svc-roles"],
+      cost: o.op["x-svc-cost"],
+    };
+    const expected = { auth: e.auth, scope: e.scope, roles: e.roles, cost: e.cost };
+    try {
+      assert.deepEqual(actual, expected);
+    } catch {
+      wrong.push(`${o.key}: document ${JSON.stringify(actual)}, spec ${JSON.stringify(expected)}`);
+    }
+    // The description states the policy, so a reader of the document knows it without the extensions.
+    if (e.auth === "bearer") {
+      const description = String(o.op.description ?? "");
+      const scope = e.scope ?? e.endpointScope;
+      if (scope && !description.includes(scope)) wrong.push(`${o.key}: description does not name ${scope}`);
+      if (!scope && !/no scope|any valid token/i.test(description)) {
+        wrong.push(`${o.key}: description does not say that no scope is needed`);
+      }
+      for (const role of e.roles ?? []) {
+        if (!description.toLowerCase().includes(role)) {
+          wrong.push(`${o.key}: description does not name ${role}`);
+        }
+      }
+      if (
+        e.design && !/design|spec (is )?silent/i.test(description) && !description.includes("Any valid token")
+      ) {
+        wrong.push(`${o.key}: a policy of our design must say so in the description`);
+      }
+    }
+  }
+  assert.deepEqual(wrong, []);
+});
+
+type Outcome =
+  | { kind: "allow" }
+  | { kind: "unauthorized" }
+  | { kind: "scope"; scope: string; declared: boolean }
+  | { kind: "role" }
+  | { kind: "sessionOnly" };
+
+/** What the spec says the call answers, from the expected table alone. */
+function expectedOutcome(e: Expected, c: Credential): Outcome {
+  if (e.auth === "none") return { kind: "allow" };
+  if (!c.live) return { kind: "unauthorized" };
+  const has = (s: string) => c.scopes.length === 0 || c.scopes.includes(s);
+  if (e.scope && !has(e.scope)) return { kind: "scope", scope: e.scope, declared: true };
+  if (e.roles && !e.roles.includes(c.role)) return { kind: "role" };
+  if (e.sessionOnly && (c.kind !== "session" || c.subAgent)) return { kind: "sessionOnly" };
+  if (e.endpointScope && (!has(e.endpointScope) || c.subAgent)) {
+    return { kind: "scope", scope: e.endpointScope, declared: false };
+  }
+  return { kind: "allow" };
+}
+
+/** An authorization refusal carries requiredScope (scope) or requiredRole (role); other 403s are rules. */
+function isAuthorizationRefusal(res: ApiResponse): boolean {
+  const details = res.body?.error?.details ?? {};
+  return res.status === 403 && (details.requiredScope !== undefined || details.requiredRole !== undefined);
+}
+
+/** Checks one cell; returns a failure message or null. */
+function judge(outcome: Outcome, c: Credential, res: ApiResponse, auth: "bearer" | "none"): string | null {
+  const code = res.body?.error?.code;
+  const details = res.body?.error?.details ?? {};
+  const got = `${res.status} ${code ?? ""} ${JSON.stringify(details).slice(0, 200)}`;
+  if (res.status >= 500) return `5xx: ${got}`;
+  if (res.status === 429) return `rate limited (the matrix must stay under the limits): ${got}`;
+  switch (outcome.kind) {
+    case "unauthorized":
+      return res.status === 401 && code === "UNAUTHORIZED" ? null : `expected 401 UNAUTHORIZED, got ${got}`;
+    case "scope": {
+      if (res.status !== 403 || code !== "FORBIDDEN") return `expected 403 FORBIDDEN (scope), got ${got}`;
+      if (details.requiredScope !== outcome.scope) {
+        return `expected requiredScope ${outcome.scope}, got ${got}`;
+      }
+      if (outcome.declared && details.recovery?.endpoint !== "POST /pair/connect") {
+        return `scope refusal without recovery POST /pair/connect: ${got}`;
+      }
+      return null;
+    }
+    case "role": {
+      if (res.status !== 403 || code !== "FORBIDDEN") return `expected 403 FORBIDDEN (role), got ${got}`;
+      if (typeof details.guidance !== "string" || details.guidance.length === 0) {
+        return `role refusal without guidance: ${got}`;
+      }
+      if (details.actualRole !== c.role) return `role refusal for the wrong role: ${got}`;
+      if (c.role === "orchestrator" && details.recovery?.action !== "MINT_SUBAGENT_SESSION") {
+        return `orchestrator role refusal without MINT_SUBAGENT_SESSION: ${got}`;
+      }
+      return null;
+    }
+    case "sessionOnly": {
+      if (res.status !== 403 || code !== "FORBIDDEN") {
+        return `expected 403 FORBIDDEN (session token only), got ${got}`;
+      }
+      return typeof details.guidance === "string" ? null : `refusal without guidance: ${got}`;
+    }
+    case "allow":
+      // Without a bearer route, the Authorization header is ignored: its own 401s (INVALID_CODE) are fine.
+      if (res.status === 401 && (auth === "bearer" || code === "UNAUTHORIZED")) {
+        return `expected to be let in, got ${got}`;
+      }
+      if (isAuthorizationRefusal(res)) return `expected to be let in, got an authorization refusal ${got}`;
+      return null;
+  }
+}
+
+const BATCH = 8;
+/** Cells of one credential, run concurrently in batches; the clock then moves past the burst window. */
+async function runColumn(m: Matrix, ops: Operation[], c: Credential) {
+  const results: { key: string; outcome: Outcome; res: ApiResponse }[] = [];
+  for (let i = 0; i < ops.length; i += BATCH) {
+    const batch = ops.slice(i, i + BATCH);
+    results.push(
+      ...await Promise.all(batch.map(async (o) => {
+        const e = EXPECTED[o.key]!;
+        const r = e.req(m, c);
+        const res = await call(o.method, r.path, {
+          token: c.token,
+          headers: { ...c.headers, ...(r.headers ?? {}) },
+          ...(r.body !== undefined ? { body: r.body } : {}),
+        });
+        return { key: o.key, outcome: expectedOutcome(e, c), res };
+      })),
+    );
+  }
+  return results;
+}
+
+let matrix: Matrix | null = null;
+async function theMatrix(): Promise<Matrix> {
+  matrix ??= await buildMatrix();
+  return matrix;
+}
+
+const OPERATION_COUNT = Object.keys(EXPECTED).length;
+const CREDENTIAL_COUNT = 16;
+const SCOPE_KEY_COUNT = 12;
+
+/** Runs every operation with every credential (one credential at a time) and judges each cell. */
+async function runMatrix(m: Matrix, credentials: Credential[], title: string) {
+  const ops = (await documentOperations()).filter((o) => o.key in EXPECTED);
+  assert.equal(ops.length, OPERATION_COUNT);
+  const failures: string[] = [];
+  const tally: Record<string, number> = {};
+  const businessRefusals: string[] = [];
+  const statuses: Record<number, number> = {};
+  /** 401 bodies of the refused credentials, per operation: revoked, expired, archived, suspended, malformed. */
+  const refusedBodies = new Map<string, Map<string, unknown>>();
+  for (const c of credentials) {
+    for (const { key, outcome, res } of await runColumn(m, ops, c)) {
+      const failure = judge(outcome, c, res, EXPECTED[key]!.auth);
+      tally[outcome.kind] = (tally[outcome.kind] ?? 0) + 1;
+      if (failure) failures.push(`${key} as ${c.label}: ${failure}`);
+      else if (outcome.kind === "allow" && res.status === 403) {
+        businessRefusals.push(`${key} as ${c.id}: ${res.body?.error?.message}`);
+      }
+      if (outcome.kind === "allow") statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+      if (outcome.kind === "unauthorized" && c.token) {
+        const bodies = refusedBodies.get(key) ?? new Map<string, unknown>();
+        bodies.set(c.id, res.body);
+        refusedBodies.set(key, bodies);
+      }
+    }
+    await advanceClock(61_000);
+  }
+  // ROLE-007 ROLE-008 ROLE-009: revoked, expired, archived and suspended are refused exactly like an invalid token.
+  for (const [key, bodies] of refusedBodies) {
+    const reference = bodies.get("malformed");
+    for (const [id, body] of bodies) {
+      if (JSON.stringify(body) !== JSON.stringify(reference)) {
+        failures.push(
+          `${key} as ${id}: 401 body differs from the malformed token's: ${JSON.stringify(body)}`,
+        );
+      }
+    }
+  }
+  const cells = ops.length * credentials.length;
+  console.log(
+    `${title}: ${ops.length} operations x ${credentials.length} credentials = ${cells} cells; expected ` +
+      `${JSON.stringify(tally)}; failures ${failures.length}; allowed cells refused by a business rule ` +
+      `(403 without requiredScope/requiredRole): ${businessRefusals.length}; statuses of allowed cells ` +
+      JSON.stringify(statuses),
+  );
+  if (Deno.env.get("MATRIX_VERBOSE")) console.log(businessRefusals.join("\n"));
+  return { failures, tally };
+}
+
+test(`ROLE-002 ROLE-004 ROLE-006 ROLE-007 ROLE-008 ROLE-009 ROLE-010 ROLE-011 ROLE-024 ROLE-032 ROLE-033 ROLE-034 ROLE-036 SUB-008 SUB-020 SUB-021 the role matrix: ${OPERATION_COUNT} operations x ${CREDENTIAL_COUNT} credentials`, async () => {
+  const m = await theMatrix();
+  assert.equal(m.credentials.length, CREDENTIAL_COUNT);
+  const { failures, tally } = await runMatrix(m, m.credentials, "role matrix");
+  assert.deepEqual(failures, []);
+  // Every kind of outcome was exercised.
+  for (const kind of ["allow", "unauthorized", "scope", "role", "sessionOnly"]) {
+    assert.ok(tally[kind]! > 0, kind);
+  }
+});
+
+test(`ROLE-013 ROLE-014 ROLE-016 ROLE-018 ROLE-019 ROLE-020 ROLE-021 ROLE-022 ROLE-023 ROLE-024 ROLE-025 the scope matrix: ${OPERATION_COUNT} operations x ${SCOPE_KEY_COUNT} single-scope API keys`, async () => {
+  const m = await theMatrix();
+  assert.equal(m.scopeKeys.length, SCOPE_KEY_COUNT);
+  const { failures, tally } = await runMatrix(m, m.scopeKeys, "scope matrix");
+  assert.deepEqual(failures, []);
+  assert.ok(tally.allow! > 0 && tally.scope! > 0);
+});
