@@ -1,6 +1,16 @@
 import assert from "node:assert/strict";
 import { DOCUMENT_PATH } from "../../scripts/openapi-artifacts.ts";
-import { advanceClock, type ApiResponse, call, test } from "../helpers/mod.ts";
+import { insertClaim, setBrief } from "../helpers/fixtures.ts";
+import {
+  admin,
+  advanceClock,
+  type ApiResponse,
+  call,
+  env,
+  newProject,
+  pairAgent,
+  test,
+} from "../helpers/mod.ts";
 import { buildMatrix, type Credential, type Matrix, type Role } from "./fixtures.ts";
 
 /**
@@ -606,4 +616,388 @@ test(`ROLE-013 ROLE-014 ROLE-016 ROLE-018 ROLE-019 ROLE-020 ROLE-021 ROLE-022 RO
   const { failures, tally } = await runMatrix(m, m.scopeKeys, "scope matrix");
   assert.deepEqual(failures, []);
   assert.ok(tally.allow! > 0 && tally.scope! > 0);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Named rules (ROLE-015, ROLE-026 and ROLE-027 need OAuth tokens, which do not exist yet).
+
+const live = (m: Matrix) => m.credentials.filter((c) => c.live);
+const me = (c: Credential) => call("GET", "/me", { token: c.token, headers: c.headers });
+
+test("ROLE-001 ROLE-003 every agent has one of the four roles and the agent fields", async () => {
+  const m = await theMatrix();
+  for (const c of live(m)) {
+    const res = await me(c);
+    assert.equal(res.status, 200, c.label);
+    assert.equal(res.body.data.role, c.role, c.label);
+    assert.ok(["generator", "evaluator", "observer", "orchestrator"].includes(res.body.data.role));
+  }
+  // No fifth role can be given to an agent.
+  const code = await call("POST", `/admin/projects/${m.projectId}/pairing-codes`, {
+    token: "test-admin-token",
+    body: { role: "admin" },
+  });
+  assert.equal(code.status, 400);
+  const orchestrator = m.credentials.find((c) => c.id === "orch")!;
+  const viaCode = await call("POST", "/pair/code", {
+    token: orchestrator.token,
+    body: { agentName: "fifth-role", platform: "claude-code", model: "m", role: "superuser" },
+  });
+  assert.equal(viaCode.status, 400);
+  assert.equal(viaCode.body.error.code, "VALIDATION_ERROR");
+  // The agent resource: id, name, platform, model, company, role, subAgentName, capabilities.
+  const pairing = await call("POST", `/admin/projects/${m.projectId}/pairing-codes`, {
+    token: "test-admin-token",
+    body: { role: "evaluator" },
+  });
+  const connected = await call("POST", "/pair/connect", {
+    body: {
+      code: pairing.body.data.code,
+      agentName: "fields",
+      platform: "cursor",
+      model: "m-1",
+      capabilities: ["typescript", "review"],
+    },
+    headers: { "X-Forwarded-For": randomIp() },
+  });
+  assert.equal(connected.status, 200);
+  const agent = (await call("GET", "/context?compact=true", { token: connected.body.data.sessionToken })).body
+    .data.agent;
+  assert.deepEqual(Object.keys(agent).sort(), [
+    "capabilities",
+    "company",
+    "id",
+    "model",
+    "name",
+    "platform",
+    "role",
+    "subAgentName",
+  ]);
+  assert.equal(agent.id, connected.body.data.agent.id);
+  assert.equal(agent.name, "fields");
+  assert.equal(agent.platform, "cursor");
+  assert.equal(agent.model, "m-1");
+  assert.equal(agent.role, "evaluator");
+  assert.equal(agent.subAgentName, null);
+  assert.deepEqual(agent.capabilities, ["typescript", "review"]);
+  const sub = m.credentials.find((c) => c.id === "sub")!;
+  const subAgent = (await call("GET", "/context?compact=true", { token: sub.token })).body.data.agent;
+  assert.equal(subAgent.subAgentName, "worker");
+  assert.equal(subAgent.role, "generator");
+  assert.equal(subAgent.id, m.orchestrator.agentId);
+});
+
+test("ROLE-004 ROLE-011 ROLE-028 ROLE-029 ROLE-030 ROLE-031 ROLE-036 every token resolves to one agent, one project, one scope set", async () => {
+  const m = await theMatrix();
+  const sorted = (a: string[]) => [...a].sort();
+  for (const c of live(m)) {
+    const data = (await me(c)).body.data;
+    assert.equal(data.project.id, m.projectId, c.label);
+    assert.match(data.agent.id, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(sorted(data.scopes), sorted(c.scopes), c.label);
+    // ROLE-031: write:brief is in no default set (sessions of every role, sub-agents).
+    if (c.kind !== "api_key") assert.ok(!data.scopes.includes("write:brief"), c.label);
+  }
+  // The orchestrator's session, its sub-agents (token or header) and its key are one agent.
+  for (const id of ["orch", "sub", "hdrGen", "hdrEval", "keyOrch"]) {
+    const c = m.credentials.find((x) => x.id === id)!;
+    assert.equal((await me(c)).body.data.agent.id, m.orchestrator.agentId, id);
+  }
+  // ROLE-011 ROLE-036: an empty list passes every scope check, write:brief included (in no default set).
+  const keyAll = m.credentials.find((c) => c.id === "keyAll")!;
+  assert.deepEqual((await me(keyAll)).body.data.scopes, []);
+  const before =
+    (await call("GET", "/context?compact=true", { token: keyAll.token })).body.data.brief.version;
+  const patched = await call("PATCH", "/brief", {
+    token: keyAll.token,
+    body: { goals: "Unrestricted write" },
+  });
+  assert.equal(patched.status, 200);
+  assert.equal(patched.body.data.version, before + 1);
+  const gen = m.credentials.find((c) => c.id === "gen")!;
+  const refused = await call("PATCH", "/brief", { token: gen.token, body: { goals: "Session write" } });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.error.details.requiredScope, "write:brief");
+  const after = (await call("GET", "/context?compact=true", { token: keyAll.token })).body.data.brief;
+  assert.equal(after.version, before + 1);
+  assert.match(after.content, /Unrestricted write/);
+});
+
+test("ROLE-005 another project's ids answer 404 NOT_FOUND, and nothing changes", async () => {
+  const m = await theMatrix();
+  const { projectId } = await newProject();
+  const stranger = await pairAgent(projectId);
+  const reads: [string, string][] = [
+    ["GET", `/ticket?id=${m.backlog.id}`],
+    ["GET", `/ticket/${m.backlog.id}/artifacts`],
+    ["GET", `/ticket/${m.review.id}/qa`],
+    ["GET", `/qa/${m.qaRunId}`],
+    ["GET", `/thread/${m.threadId}`],
+    ["GET", `/sprint/${m.sprintId}`],
+    ["GET", `/session/${m.orchestrator.sessionId}`],
+  ];
+  for (const [method, path] of reads) {
+    const res = await call(method, path, { token: stranger.token });
+    assert.equal(res.status, 404, path);
+    assert.match(res.body.error.code, /NOT_FOUND$/, path);
+  }
+  const { db } = await env();
+  const ticketBefore = await db.selectFrom("tickets").select([
+    "title",
+    "status",
+    "sprint_id",
+    "criteria_acknowledged_at",
+    "updated_at",
+  ])
+    .where("id", "=", m.backlog.id).executeTakeFirstOrThrow();
+  const writes: [string, string, unknown][] = [
+    ["PATCH", "/ticket", { ticketId: m.backlog.id, priority: "low" }],
+    ["POST", `/ticket/${m.backlog.id}/acknowledge`, {}],
+    ["POST", `/thread/${m.threadId}/reply`, { content: "from outside" }],
+    ["PATCH", `/sprint/${m.sprintId}`, { goal: "from outside" }],
+  ];
+  for (const [method, path, body] of writes) {
+    const res = await call(method, path, { token: stranger.token, body });
+    assert.equal(res.status, 404, path);
+  }
+  const ticketAfter = await db.selectFrom("tickets").select([
+    "title",
+    "status",
+    "sprint_id",
+    "criteria_acknowledged_at",
+    "updated_at",
+  ])
+    .where("id", "=", m.backlog.id).executeTakeFirstOrThrow();
+  assert.deepEqual(ticketAfter, ticketBefore);
+});
+
+test("ROLE-002 ROLE-032 ROLE-033 ROLE-034 SUB-001 only generators claim, begin and hand off; orchestrators delegate", async () => {
+  const { projectId } = await newProject({ settings: { ledgerStaleMinutes: 1440 } });
+  await setBrief(projectId);
+  const orch = await pairAgent(projectId, { role: "orchestrator" });
+  const evaluator = await pairAgent(projectId, { role: "evaluator" });
+  const observer = await pairAgent(projectId, { role: "observer" });
+  // The orchestrator coordinates: it creates the ticket.
+  const created = await call("POST", "/ticket", {
+    token: orch.token,
+    body: {
+      title: "Delegated work",
+      type: "chore",
+      description: "Work the orchestrator delegates",
+      expectedFiles: ["src/delegated.ts"],
+      doneDefinition: "The delegated work is done and tested",
+      verificationCommand: "deno test tests/",
+      riskClass: "local",
+      acceptanceCriteria: [{ title: "It works", evidence: "none" }],
+    },
+  });
+  assert.equal(created.status, 201);
+  const ticketId = created.body.data.id;
+  const attempts = (token: string, sessionId: string) => [
+    call("POST", "/claim", { token, body: { files: ["src/delegated.ts"] } }),
+    call("POST", "/begin", {
+      token,
+      body: { ticketId, files: ["src/delegated.ts"], acknowledgeCriteria: true },
+    }),
+    call("POST", "/handoff", { token, body: { moduleName: "m", summary: "s", sessionId, ticketId } }),
+  ];
+  for (const agent of [orch, evaluator, observer]) {
+    const role = (await call("GET", "/me", { token: agent.token })).body.data.role;
+    for (const res of await Promise.all(attempts(agent.token, agent.sessionId))) {
+      assert.equal(res.status, 403, role);
+      assert.equal(res.body.error.code, "FORBIDDEN");
+      assert.equal(typeof res.body.error.details.guidance, "string");
+      assert.equal(res.body.error.details.requiredRole, "generator");
+      assert.equal(res.body.error.details.actualRole, role);
+      if (role === "orchestrator") {
+        assert.equal(res.body.error.details.recovery.action, "MINT_SUBAGENT_SESSION");
+        assert.equal(res.body.error.details.recovery.endpoint, "POST /subagent/session");
+      }
+    }
+  }
+  // Nothing was claimed or started.
+  const { db } = await env();
+  const claims = await db.selectFrom("claims").select("id").where("project_id", "=", projectId).execute();
+  assert.equal(claims.length, 0);
+  assert.equal(
+    (await call("GET", `/ticket?id=${ticketId}`, { token: orch.token })).body.data.status,
+    "backlog",
+  );
+  // It delegates: a generator sub-agent begins the ticket (claims the file) under the orchestrator.
+  const minted = await call("POST", "/subagent/session", {
+    token: orch.token,
+    body: { name: "builder", role: "generator" },
+  });
+  assert.equal(minted.status, 201);
+  const begun = await call("POST", "/begin", {
+    token: minted.body.data.subAgentToken,
+    body: { ticketId, files: ["src/delegated.ts"], acknowledgeCriteria: true },
+  });
+  assert.equal(begun.status, 200);
+  const ticket = (await call("GET", `/ticket?id=${ticketId}`, { token: orch.token })).body.data;
+  assert.equal(ticket.status, "in_progress");
+  assert.equal(ticket.assignee.agentId, orch.agentId);
+  const check = await call("GET", "/claim/check?files=src/delegated.ts", { token: evaluator.token });
+  assert.equal(check.body.data.files[0].claimant, `${orch.name}/builder`);
+});
+
+test("ROLE-012 (design) no route checks read:brief: the brief is read through context with any token", async () => {
+  const m = await theMatrix();
+  const ops = await documentOperations();
+  assert.deepEqual(ops.filter((o) => o.op["x-svc-scope"] === "read:brief").map((o) => o.key), []);
+  assert.ok(!ops.some((o) => o.path === "/brief" && o.method === "GET"), "there is no GET /brief");
+  const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
+  assert.match(doc.info.description, /`read:brief` is checked\s+by no REST route/);
+  // A key without read:brief (only read:board) reads the brief whole, in context and in chunks.
+  const narrow = m.credentials.find((c) => c.id === "keyNarrow")!;
+  const context = await call("GET", "/context", { token: narrow.token });
+  assert.equal(context.status, 200);
+  assert.match(context.body.data.brief.content, /Role matrix project/);
+  const chunks = await call("GET", "/context/more?section=brief", { token: narrow.token });
+  assert.equal(chunks.status, 200);
+  assert.match(JSON.stringify(chunks.body.data.rows), /Role matrix project/);
+  // So does a key with read:brief alone.
+  const briefKey = m.scopeKeys.find((c) => c.id === "key-read-brief")!;
+  assert.equal((await call("GET", "/context?compact=true", { token: briefKey.token })).status, 200);
+});
+
+test("ROLE-017 (design) no patterns, guidance, review-config or settings endpoints are built", async () => {
+  const m = await theMatrix();
+  const ops = await documentOperations();
+  const built = ops.filter((o) => /pattern|guidance|review-?config|settings/i.test(o.path)).map((o) => o.key);
+  assert.deepEqual(built, []);
+  const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
+  assert.match(doc.info.description, /no patterns, guidance or review-config endpoint is built/);
+  // Even an unrestricted key finds no such REST route: project settings change through the operator API only.
+  const keyAll = m.credentials.find((c) => c.id === "keyAll")!;
+  for (const path of ["/patterns", "/guidance", "/review-config", "/settings", "/project/settings"]) {
+    const res = await call("PATCH", path, { token: keyAll.token, body: { any: true } });
+    assert.equal(res.status, 404, path);
+    assert.equal(res.body.error.code, "NOT_FOUND");
+  }
+});
+
+test("SUB-019 (design) sub-agents are registered by POST /subagent/session; X-Svc-SubAgent is ignored with API keys", async () => {
+  const { projectId } = await newProject();
+  const orch = await pairAgent(projectId, { role: "orchestrator" });
+  const key = await admin("POST", `/projects/${projectId}/api-keys`, {
+    agentName: orch.name,
+    role: "orchestrator",
+    scopes: [],
+  });
+  // Not registered yet: the header answers 401 with the session token, and is ignored with the key.
+  const before = await call("GET", "/me", { token: orch.token, headers: { "X-Svc-SubAgent": "reviewer" } });
+  assert.equal(before.status, 401);
+  assert.equal(before.body.error.code, "UNAUTHORIZED");
+  const registered = await call("POST", "/subagent/session", {
+    token: orch.token,
+    body: { name: "reviewer", role: "evaluator" },
+  });
+  assert.equal(registered.status, 201);
+  const asSub = await call("GET", "/me", { token: orch.token, headers: { "X-Svc-SubAgent": "reviewer" } });
+  assert.equal(asSub.status, 200);
+  assert.equal(asSub.body.data.role, "evaluator");
+  assert.equal(asSub.body.data.agent.subAgentName, "reviewer");
+  for (const name of ["reviewer", "never-registered", "bad name!"]) {
+    const keyed = await call("GET", "/me", { token: key.key, headers: { "X-Svc-SubAgent": name } });
+    assert.equal(keyed.status, 200, name);
+    assert.equal(keyed.body.data.role, "orchestrator");
+    assert.equal(keyed.body.data.agent.subAgentName, undefined);
+    assert.deepEqual(keyed.body.data.scopes, []);
+  }
+  // The key of the parent agent may end the sub-agent; the name is then unregistered.
+  const ended = await call("DELETE", "/subagent/session", { token: key.key, body: { name: "reviewer" } });
+  assert.equal(ended.status, 200);
+  const after = await call("GET", "/me", { token: orch.token, headers: { "X-Svc-SubAgent": "reviewer" } });
+  assert.equal(after.status, 401);
+  const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
+  assert.match(
+    doc.info.description,
+    /`X-Svc-SubAgent` is honoured with session tokens only and ignored with API keys/,
+  );
+});
+
+test("SUB-024 a sub-agent is graded on its own work: its expired claims do not lower its parent's score", async () => {
+  const { projectId } = await newProject({ settings: { ledgerStaleMinutes: 1440 } });
+  const orch = await pairAgent(projectId, { role: "orchestrator" });
+  const minted = await call("POST", "/subagent/session", {
+    token: orch.token,
+    body: { name: "late", role: "generator" },
+  });
+  const subToken = minted.body.data.subAgentToken;
+  const { clock } = await env();
+  await insertClaim(projectId, {
+    agentId: orch.agentId,
+    subAgentName: "late",
+    files: ["src/forgotten.ts"],
+    claimedAt: new Date(clock.now().getTime() - 3600_000),
+    expiresAt: new Date(clock.now().getTime() - 60_000),
+  });
+  const score = async (token: string) =>
+    (await call("GET", "/context?compact=true", { token })).body.data.complianceScore;
+  assert.ok((await score(subToken)) < 100, "the sub-agent's own expired claim counts against it");
+  assert.equal(await score(orch.token), 100, "its parent is not graded on it");
+  // And the other way round: the parent's expired claim does not lower the sub-agent's score.
+  const { projectId: p2 } = await newProject();
+  const parent = await pairAgent(p2, { role: "orchestrator" });
+  const child = (await call("POST", "/subagent/session", {
+    token: parent.token,
+    body: { name: "clean", role: "generator" },
+  })).body.data.subAgentToken;
+  await insertClaim(p2, {
+    agentId: parent.agentId,
+    files: ["src/parent.ts"],
+    claimedAt: new Date(clock.now().getTime() - 3600_000),
+    expiresAt: new Date(clock.now().getTime() - 60_000),
+  });
+  assert.ok((await score(parent.token)) < 100);
+  assert.equal(await score(child), 100);
+});
+
+// Last: it moves the clock 8 days, past the life of every session token made above.
+test("ROLE-035 (design) an API key is a svc_key_ bearer that never expires; any other presentation is refused", async () => {
+  const { projectId } = await newProject();
+  const agent = await pairAgent(projectId);
+  const minted = await admin("POST", `/projects/${projectId}/api-keys`, {
+    name: "ci",
+    agentName: agent.name,
+    scopes: ["read:board", "write:ledger"],
+  });
+  assert.match(minted.key, /^svc_key_[A-Za-z0-9_-]{43}$/);
+  assert.equal(minted.agentId, agent.agentId);
+  const { db } = await env();
+  const stored = await db.selectFrom("tokens").select(["token_hash", "kind", "expires_at", "idle_expires_at"])
+    .where("id", "=", minted.id).executeTakeFirstOrThrow();
+  assert.equal(stored.kind, "api_key");
+  assert.notEqual(stored.token_hash, minted.key);
+  assert.equal(stored.expires_at, null);
+  assert.equal(stored.idle_expires_at, null);
+  assert.equal((await call("GET", "/board", { token: minted.key })).status, 200);
+  // Only as a bearer token.
+  for (
+    const headers of <Record<string, string>[]> [
+      { "X-Api-Key": minted.key },
+      { Authorization: minted.key },
+      { Authorization: `Basic ${btoa(`${minted.key}:`)}` },
+      { Authorization: `Token ${minted.key}` },
+    ]
+  ) {
+    const res = await call("GET", "/board", { headers });
+    assert.equal(res.status, 401, JSON.stringify(headers));
+    assert.equal(res.body.error.code, "UNAUTHORIZED");
+  }
+  assert.equal((await call("GET", `/board?api_key=${minted.key}`)).status, 401);
+  // No expiry and no idle window: after 8 days the key works, the session token paired with it does not.
+  await advanceClock(8 * 24 * 3600_000);
+  assert.equal((await call("GET", "/board", { token: minted.key })).status, 200);
+  assert.equal((await call("GET", "/board", { token: agent.token })).status, 401);
+  // Its scopes are the minted ones.
+  const refused = await call("POST", "/thread", { token: minted.key, body: { intent: "x" } });
+  assert.equal(refused.status, 403);
+  assert.equal(refused.body.error.details.requiredScope, "write:threads");
+  // It stops with its project.
+  await admin("PATCH", `/projects/${projectId}`, { status: "archived" });
+  const archived = await call("GET", "/board", { token: minted.key });
+  assert.equal(archived.status, 401);
+  assert.equal(archived.body.error.code, "UNAUTHORIZED");
 });
