@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import { DOCUMENT_PATH } from "../../scripts/openapi-artifacts.ts";
 import { insertClaim, setBrief } from "../helpers/fixtures.ts";
 import {
@@ -540,6 +541,44 @@ async function runColumn(m: Matrix, ops: Operation[], c: Credential) {
   return results;
 }
 
+/** Tables agents write, with a row count each, and the brief versions and latest ticket change. */
+const STATE_TABLES = [
+  "agents",
+  "sub_agents",
+  "sessions",
+  "session_activities",
+  "tokens",
+  "pairing_codes",
+  "sprints",
+  "tickets",
+  "ticket_comments",
+  "ticket_artifacts",
+  "qa_runs",
+  "claims",
+  "claim_files",
+  "threads",
+  "thread_messages",
+  "ledger_entries",
+  "brief_versions",
+  "notifications",
+  "events",
+] as const;
+
+async function databaseState(): Promise<Record<string, unknown>> {
+  const { db } = await env();
+  const state: Record<string, unknown> = {};
+  for (const table of STATE_TABLES) {
+    const row = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}`.execute(db);
+    state[table] = row.rows[0]?.n;
+  }
+  const marks = await sql<{ brief: string; ticket: Date | null; revoked: number }>`SELECT
+      (SELECT string_agg(brief_version::text, ',' ORDER BY id) FROM projects) AS brief,
+      (SELECT max(updated_at) FROM tickets) AS ticket,
+      (SELECT count(*)::int FROM tokens WHERE revoked_at IS NOT NULL) AS revoked`.execute(db);
+  state.marks = marks.rows[0];
+  return state;
+}
+
 let matrix: Matrix | null = null;
 async function theMatrix(): Promise<Matrix> {
   matrix ??= await buildMatrix();
@@ -561,6 +600,9 @@ async function runMatrix(m: Matrix, credentials: Credential[], title: string) {
   /** 401 bodies of the refused credentials, per operation: revoked, expired, archived, suspended, malformed. */
   const refusedBodies = new Map<string, Map<string, unknown>>();
   for (const c of credentials) {
+    // A credential refused everywhere must change nothing: the database is compared around its column.
+    const refusedEverywhere = ops.every((o) => EXPECTED[o.key]!.auth === "none" || !c.live);
+    const before = refusedEverywhere ? await databaseState() : null;
     for (const { key, outcome, res } of await runColumn(m, ops, c)) {
       const failure = judge(outcome, c, res, EXPECTED[key]!.auth);
       tally[outcome.kind] = (tally[outcome.kind] ?? 0) + 1;
@@ -573,6 +615,12 @@ async function runMatrix(m: Matrix, credentials: Credential[], title: string) {
         const bodies = refusedBodies.get(key) ?? new Map<string, unknown>();
         bodies.set(c.id, res.body);
         refusedBodies.set(key, bodies);
+      }
+    }
+    if (before) {
+      const after = await databaseState();
+      if (JSON.stringify(after) !== JSON.stringify(before)) {
+        failures.push(`${c.label}: refused calls changed the database: ${JSON.stringify({ before, after })}`);
       }
     }
     await advanceClock(61_000);
