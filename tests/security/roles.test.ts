@@ -667,7 +667,7 @@ test(`ROLE-013 ROLE-014 ROLE-016 ROLE-018 ROLE-019 ROLE-020 ROLE-021 ROLE-022 RO
 });
 
 // ---------------------------------------------------------------------------------------------------
-// Named rules (ROLE-015, ROLE-026 and ROLE-027 need OAuth tokens, which do not exist yet).
+// Named rules. The three OAuth-only ROLE rules (015, 026, 027) wait for OAuth tokens, which do not exist yet.
 
 const live = (m: Matrix) => m.credentials.filter((c) => c.live);
 const me = (c: Credential) => call("GET", "/me", { token: c.token, headers: c.headers });
