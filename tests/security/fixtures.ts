@@ -116,12 +116,15 @@ async function apiKey(projectId: string, agentName: string, role: Role, scopes: 
 }
 
 /**
- * Builds the matrix project. Moves the service clock forward by a little over an hour (the expired
- * sub-agent token), before any other credential exists.
+ * Builds the matrix project. Moves the service clock forward by a little over 25 hours (the expired
+ * session and sub-agent tokens), before any other credential exists.
  */
 export async function buildMatrix(): Promise<Matrix> {
   const { db, clock } = await env();
   const { projectId, orgId, prefix } = await newProject({ plan: "team", settings: PROJECT_SETTINGS });
+  // A session token left idle past its 24-hour window, then a sub-agent token past its ttlHours.
+  const idle = await pairAgent(projectId, { role: "generator" });
+  await advanceClock(24 * 3600_000 + 1000);
   const orch = await pairAgent(projectId, { role: "orchestrator" });
   const expiring = await mintSub(orch.token, "expiring", "generator", 1);
   await advanceClock(3600_000 + 1000);
@@ -285,6 +288,17 @@ export async function buildMatrix(): Promise<Matrix> {
       "suspended",
       "session token, suspended organization",
       suspendedAgent.token,
+      "generator",
+      SESSION_SCOPES,
+      "session",
+      {
+        live: false,
+      },
+    ),
+    cred(
+      "idle",
+      "expired session token (idle 24 hours)",
+      idle.token,
       "generator",
       SESSION_SCOPES,
       "session",

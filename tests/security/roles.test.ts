@@ -586,7 +586,7 @@ async function theMatrix(): Promise<Matrix> {
 }
 
 const OPERATION_COUNT = Object.keys(EXPECTED).length;
-const CREDENTIAL_COUNT = 16;
+const CREDENTIAL_COUNT = 17;
 const SCOPE_KEY_COUNT = 12;
 
 /** Runs every operation with every credential (one credential at a time) and judges each cell. */
