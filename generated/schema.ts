@@ -350,7 +350,7 @@ export interface paths {
         };
         /**
          * Who the caller is
-         * @description Cached 30 seconds per token (same body and cachedAt), except plan.callsRemaining, which is current (the lower of the agent's and the project's hourly windows, as meta.callsRemaining; null on unlimited plans). session is null for API keys, which have no session. With X-Svc-SubAgent (session tokens) the body describes the sub-agent: agent.subAgentName, its role, its own session and the sub-agent scopes. Session token lifetime (svc_sess_): 7 days from issue (hard limit, not extended by use) and a 24-hour idle window that every authenticated call restarts; more than 200 requests in 5 minutes on one session token answer 401; the token stops working when its session completes or is canceled. Rotate with POST /session/refresh (or take meta.refreshedToken from GET /context near the limit).
+         * @description Any valid token, no scope (every token type and role). Cached 30 seconds per token (same body and cachedAt), except plan.callsRemaining, which is current (the lower of the agent's and the project's hourly windows, as meta.callsRemaining; null on unlimited plans). session is null for API keys, which have no session. With X-Svc-SubAgent (session tokens) the body describes the sub-agent: agent.subAgentName, its role, its own session and the sub-agent scopes. Session token lifetime (svc_sess_): 7 days from issue (hard limit, not extended by use) and a 24-hour idle window that every authenticated call restarts; more than 200 requests in 5 minutes on one session token answer 401; the token stops working when its session completes or is canceled. Rotate with POST /session/refresh (or take meta.refreshedToken from GET /context near the limit).
          */
         get: {
             parameters: {
@@ -555,7 +555,7 @@ export interface paths {
         };
         /**
          * Read a session and its activities
-         * @description Your own sessions; orchestrators may read any session of the project. Another agent's session, a session of another project or an unknown id answers 404 NOT_FOUND. Activities come oldest first with offset pagination (limit 1 to 500, default 100; offset) and a pagination object. Ephemeral activities are kept only until the next activity is posted.
+         * @description Any valid token, no scope (design: the spec names none). Your own sessions; orchestrators may read any session of the project. Another agent's session, a session of another project or an unknown id answers 404 NOT_FOUND. Activities come oldest first with offset pagination (limit 1 to 500, default 100; offset) and a pagination object. Ephemeral activities are kept only until the next activity is posted.
          */
         get: {
             parameters: {
@@ -1151,7 +1151,7 @@ export interface paths {
         };
         /**
          * End a sub-agent: revoke its tokens and complete its session
-         * @description Orchestrator role and scope write:agents (session token or API key of the parent agent). Body { name }. Unregisters the name (X-Svc-SubAgent with it then answers 401), revokes its svc_sub_ tokens, completes its open sessions and writes an AGENT_COMPLETED ledger entry. 404 NOT_FOUND when the caller has no registered sub-agent of that name (never minted, or already deleted).
+         * @description Orchestrator role and scope write:agents (design: the spec gives no policy; session token or API key of the parent agent, like minting). Body { name }. Unregisters the name (X-Svc-SubAgent with it then answers 401), revokes its svc_sub_ tokens, completes its open sessions and writes an AGENT_COMPLETED ledger entry. 404 NOT_FOUND when the caller has no registered sub-agent of that name (never minted, or already deleted).
          */
         delete: {
             parameters: {
@@ -1266,7 +1266,7 @@ export interface paths {
         };
         /**
          * Read one ticket
-         * @description Scope read:board; costs 3 units. `key` (<PREFIX>-<number>, wins over `id`) or `id` (UUID): neither answers 400 VALIDATION_ERROR; an unknown ticket 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). `include` adds lists, newest first: `comments`, `ledger` (agent and system entries, no audit entries), `threads` (without messages), `activities` (of sessions linked to the ticket), `pullRequests` (pull_request artifacts) and `ciStatus` (object: the newest artifact whose metadata.ciStatus or metadata.ci.status reports a state; `unknown` otherwise). `limit` (1 to 100, default 20) and `offset` page each list (offset pagination); `paginate=v2` wraps each list as `{ data, pagination { total, limit, offset, hasMore } }`. Without include the ticket carries no comments or ledger.
+         * @description Scope read:board (design: the spec names none, and read:ticket is granted to OAuth tokens only, so session and sub-agent tokens could never read a ticket with it); costs 3 units. `key` (<PREFIX>-<number>, wins over `id`) or `id` (UUID): neither answers 400 VALIDATION_ERROR; an unknown ticket 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). `include` adds lists, newest first: `comments`, `ledger` (agent and system entries, no audit entries), `threads` (without messages), `activities` (of sessions linked to the ticket), `pullRequests` (pull_request artifacts) and `ciStatus` (object: the newest artifact whose metadata.ciStatus or metadata.ci.status reports a state; `unknown` otherwise). `limit` (1 to 100, default 20) and `offset` page each list (offset pagination); `paginate=v2` wraps each list as `{ data, pagination { total, limit, offset, hasMore } }`. Without include the ticket carries no comments or ledger.
          */
         get: {
             parameters: {
@@ -1992,7 +1992,7 @@ export interface paths {
         };
         /**
          * Full-text ticket search
-         * @description Scope read:board; costs 3 units. PostgreSQL full-text search (English stemming) over title and description with web-search syntax: words (all required), "quoted phrases", `or`, `-excluded`. A query that is one of this project's ticket keys also finds that ticket, ranked first. Filters `status`, `type`, `sprintId`, `include=cancelled` work as on the board (unknown status: 400, USE_VALID_STATUS). Best match first (ts_rank, then highest number); offset pagination with `limit` (1 to 100, default 20) and `offset`. Each result is the ticket plus `rank` and `snippet` (matches marked **like this**).
+         * @description Scope read:board (design: the spec names none; searching reads the board); costs 3 units. PostgreSQL full-text search (English stemming) over title and description with web-search syntax: words (all required), "quoted phrases", `or`, `-excluded`. A query that is one of this project's ticket keys also finds that ticket, ranked first. Filters `status`, `type`, `sprintId`, `include=cancelled` work as on the board (unknown status: 400, USE_VALID_STATUS). Best match first (ts_rank, then highest number); offset pagination with `limit` (1 to 100, default 20) and `offset`. Each result is the ticket plus `rank` and `snippet` (matches marked **like this**).
          */
         get: {
             parameters: {
@@ -2982,7 +2982,7 @@ export interface paths {
         put?: never;
         /**
          * Claim files (locks) for your work
-         * @description Generators only (other roles: 403 FORBIDDEN with details.guidance, requiredRole, actualRole). One live holder per file, enforced by the database. All or nothing: when any requested file is held by someone else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: `release` when the holder is your own agent under another identity (your parent without allowSubAgents, or your sub-agent): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 minutes): it is never taken over, so wait for its expiry or ask the holder in a thread; `wait` for a fresh claim or one in its grace period (status `grace_period`). A claim that races a concurrent claim or whose renewal races a release is also 409 CONFLICT.
+         * @description Scope write:claim, generator role: generators only (other roles: 403 FORBIDDEN with details.guidance, requiredRole, actualRole; orchestrators also get recovery MINT_SUBAGENT_SESSION). One live holder per file, enforced by the database. All or nothing: when any requested file is held by someone else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: `release` when the holder is your own agent under another identity (your parent without allowSubAgents, or your sub-agent): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 minutes): it is never taken over, so wait for its expiry or ask the holder in a thread; `wait` for a fresh claim or one in its grace period (status `grace_period`). A claim that races a concurrent claim or whose renewal races a release is also 409 CONFLICT.
          *
          *     Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). 429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); 429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.
          */
@@ -3106,7 +3106,7 @@ export interface paths {
         };
         /**
          * Check who holds files
-         * @description Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is `available` when no live claim holds it (expired claims and claims past their grace period do not count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`).
+         * @description Scope read:board. Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is `available` when no live claim holds it (expired claims and claims past their grace period do not count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`).
          */
         get: {
             parameters: {
@@ -3213,7 +3213,7 @@ export interface paths {
         put?: never;
         /**
          * Release your claims
-         * @description Send exactly one of `files` (frees every active claim of yours that includes any of the files, with all the files of those claims) or `all: true` (every active claim of yours); both or neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never touched. Response `{ released }`: the freed files, sorted, empty when nothing matched. Writes a CONTEXT ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). 429 BACKPRESSURE over 30 release calls in 5 minutes per agent.
+         * @description Scope write:claim, any role (releasing is not claiming). Send exactly one of `files` (frees every active claim of yours that includes any of the files, with all the files of those claims) or `all: true` (every active claim of yours); both or neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never touched. Response `{ released }`: the freed files, sorted, empty when nothing matched. Writes a CONTEXT ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). 429 BACKPRESSURE over 30 release calls in 5 minutes per agent.
          */
         post: {
             parameters: {
@@ -3317,7 +3317,7 @@ export interface paths {
         };
         /**
          * Read the ledger
-         * @description Filters: ticketId (UUID or key; one that does not resolve gives no entries), type (comma list; any unknown type: 400), agentId, sessionId, source (`agent`, `system` or `all`, default `all`), include_audit (default false), since and until (ISO 8601 with offset, both inclusive), limit (1 to 200, default 50; outside: 400), offset (default 0), order (`asc` or `desc`, default `desc`: newest first). Response `{ entries, pagination { total, limit, offset, hasMore } }`.
+         * @description Scope read:ledger (OAuth read tokens lack it). Filters: ticketId (UUID or key; one that does not resolve gives no entries), type (comma list; any unknown type: 400), agentId, sessionId, source (`agent`, `system` or `all`, default `all`), include_audit (default false), since and until (ISO 8601 with offset, both inclusive), limit (1 to 200, default 50; outside: 400), offset (default 0), order (`asc` or `desc`, default `desc`: newest first). Response `{ entries, pagination { total, limit, offset, hasMore } }`.
          */
         get: {
             parameters: {
@@ -3426,7 +3426,7 @@ export interface paths {
         put?: never;
         /**
          * Append a ledger entry
-         * @description The ledger is append-only: no endpoint edits or deletes an entry (the database refuses it). Response 201 `{ id, createdAt, nextAction }`, plus `warnings` for a DONE entry without a TESTED or VERIFIED entry on its ticket (or in its session when it has no ticket), `ticket` when a BLOCKED entry moved its ticket, `threadId` when a blocker thread was opened, `agentOffline` after a critical ALERT. nextAction.action: RESUME_WORK, HANDOFF (after DONE), PICK_TICKET (after BLOCKED), WAIT (after a critical ALERT).
+         * @description Scope write:ledger. The ledger is append-only: no endpoint edits or deletes an entry (the database refuses it). Response 201 `{ id, createdAt, nextAction }`, plus `warnings` for a DONE entry without a TESTED or VERIFIED entry on its ticket (or in its session when it has no ticket), `ticket` when a BLOCKED entry moved its ticket, `threadId` when a blocker thread was opened, `agentOffline` after a critical ALERT. nextAction.action: RESUME_WORK, HANDOFF (after DONE), PICK_TICKET (after BLOCKED), WAIT (after a critical ALERT).
          *
          *     Rules: `type` exact (unknown: 400). `content` 1 to 2000, required except for PROGRESS with a payload (the payload replaces content: `Did: ...\nNext: ...\nBlockers: ...`). DECISION needs payload.rationale (422 VALIDATION_ERROR). AGENT_JOINED is service-only and AGENT_SPAWNED, AGENT_ASSIGNED, AGENT_COMPLETED are open to orchestrators only (422 INVALID). `sessionId` defaults to the token's session; with OAuth tokens it is required (400, recovery PROVIDE_SESSION_ID); a session that is not your own answers 403 FORBIDDEN (recovery PROVIDE_SESSION_ID). `ticketId` UUID or key; unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF. `lineRef` requires `fileRef` (400). `labels` up to 10 of: api, breaking-change, bug, build, ci, config, database, dependency, docs, flaky, infra, migration, needs-review, performance, question, refactor, regression, security, tech-debt, test, ui; any other: 422 INVALID. `threadId` must be a thread of the project (422). `blockedByFile` only with BLOCKED (400).
          *
@@ -3547,7 +3547,7 @@ export interface paths {
         put?: never;
         /**
          * Append up to 20 ledger entries
-         * @description `entries`: 1 to 20 bodies shaped like POST /ledger (empty or malformed: 400; more than 20: 422 VALIDATION_ERROR with recovery SPLIT_BATCH). Processed in order and independently: each entry is validated and written on its own, a failing entry does not stop the others. Always HTTP 200 with `{ ok, results[] { ok, id, createdAt } or { ok: false, error { code, message, details } }, succeeded, failed }`, results[i] belonging to entries[i]. No side effects: a critical ALERT does not suspend, BLOCKED does not move the ticket, blockedByFile opens no thread. Each entry counts as a ledger write for BACKPRESSURE (an entry over budget fails with BACKPRESSURE). Exempt from LEDGER_STALE.
+         * @description Scope write:ledger. `entries`: 1 to 20 bodies shaped like POST /ledger (empty or malformed: 400; more than 20: 422 VALIDATION_ERROR with recovery SPLIT_BATCH). Processed in order and independently: each entry is validated and written on its own, a failing entry does not stop the others. Always HTTP 200 with `{ ok, results[] { ok, id, createdAt } or { ok: false, error { code, message, details } }, succeeded, failed }`, results[i] belonging to entries[i]. No side effects: a critical ALERT does not suspend, BLOCKED does not move the ticket, blockedByFile opens no thread. Each entry counts as a ledger write for BACKPRESSURE (an entry over budget fails with BACKPRESSURE). Exempt from LEDGER_STALE.
          */
         post: {
             parameters: {

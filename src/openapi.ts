@@ -24,6 +24,28 @@ A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR
 **Lengths.** Character limits count Unicode code points (an emoji is one character); byte limits (the 64 KB
 pairing body, brief chunks in KB) count UTF-8 bytes.
 
+**Credentials.** Every route except pairing, session refresh and the pairing prompt takes
+\`Authorization: Bearer <token>\`: a session token (\`svc_sess_\`, from \`POST /pair/connect\`), a sub-agent token
+(\`svc_sub_\`, from \`POST /subagent/session\`), an OAuth access token, or an API key. API keys (design; the spec
+is silent): \`svc_key_\` followed by 43 base64url characters (32 random bytes), minted by the operator API
+(\`POST /admin/projects/{projectId}/api-keys\` with \`name\`, \`agentName\`, \`role\`, \`scopes\`), presented as a
+bearer token like every other credential (no other header or query parameter is read), stored only as a hash.
+A key never expires and has no idle window and no session; it stops working when a critical \`ALERT\` of its
+agent revokes it, or when its project is archived or its organization suspended (one identical \`401
+UNAUTHORIZED\` for every refused credential). Its scopes are the ones it was minted with; an empty list is
+unrestricted. \`X-Svc-SubAgent\` is honoured with session tokens only and ignored with API keys, \`svc_sub_\` and
+OAuth tokens. A sub-agent is registered under its orchestrator by \`POST /subagent/session\` (scope
+\`write:agents\`) and unregistered by \`DELETE /subagent/session\`.
+
+**Scopes.** A missing scope answers \`403 FORBIDDEN\` with \`details.requiredScope\` and recovery
+\`POST /pair/connect\`; a role violation \`403 FORBIDDEN\` with \`details.guidance\`, \`requiredRole\`, \`actualRole\`
+(orchestrators: recovery \`MINT_SUBAGENT_SESSION\`). Where the spec is silent (design): \`read:brief\` is checked
+by no REST route, because the brief is read through \`GET /context\` and \`GET /context/more?section=brief\`,
+which check no scope (there is no \`GET /brief\`); \`read:ticket\` is checked by no REST route (OAuth tokens
+only), ticket reads (\`GET /ticket\`, \`/search\`, artifacts, QA runs) need \`read:board\`; \`write:brief\`
+covers \`PATCH /brief\` only: no patterns, guidance or review-config endpoint is built, and project settings
+change only through the operator API (\`PATCH /admin/projects/{projectId}\`).
+
 **Policy extensions.** Each operation lists \`x-svc-scope\` (scope needed), \`x-svc-roles\` (roles allowed) and
 \`x-svc-cost\` (rate-limit units: light reads 1, writes 2, heavy reads (\`GET /context\`, \`GET /search\`) and any method on /ticket or its sub-paths such as
 \`/ticket/{id}/acknowledge\` 3, \`POST /ticket/batch\` 6). The hourly window is per agent and, at three times the

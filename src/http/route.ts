@@ -6,7 +6,7 @@ import { authenticate } from "@/domain/auth/authenticate.ts";
 import type { Scope } from "@/domain/auth/scopes.ts";
 import { assertLedgerFresh } from "@/domain/ledger/stale.ts";
 import { chargeUnits } from "@/domain/limits/rate-limit.ts";
-import { hasScope } from "@/domain/shared/actor.ts";
+import { type Actor, hasScope } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import { errorBody, fieldErrors } from "./errors.ts";
@@ -21,6 +21,8 @@ export interface RoutePolicy {
   scope?: Scope;
   /** Roles allowed; omitted for every role. */
   roles?: AgentRole[];
+  /** The refusal for a role outside `roles`, when the endpoint's spec gives its own (default `roleRefusal`). */
+  refuseRole?: (actor: Actor) => DomainError;
   /** Rate-limit units (spec: light reads 1, writes 2, heavy reads and /ticket 3, ticket batch 6). */
   cost: number;
   /** Exempt from LEDGER_STALE (ledger writes). Reads are never gated. */
@@ -86,7 +88,9 @@ function policyMiddleware(method: string, policy: RoutePolicy): MiddlewareHandle
         },
       );
     }
-    if (policy.roles && !policy.roles.includes(actor.role)) throw roleRefusal(actor.role, policy.roles);
+    if (policy.roles && !policy.roles.includes(actor.role)) {
+      throw policy.refuseRole ? policy.refuseRole(actor) : roleRefusal(actor.role, policy.roles);
+    }
     // Rate charge, LEDGER_STALE gate and meta.context are independent reads and writes: run them
     // together, then refuse in a fixed order (rate limit first).
     const [rated, fresh, metaContext] = await Promise.allSettled([

@@ -20,7 +20,8 @@ export const claimRoute = defineRoute({
   tags: ["Claims"],
   summary: "Claim files (locks) for your work",
   description:
-    "Generators only (other roles: 403 FORBIDDEN with details.guidance, requiredRole, actualRole). One live " +
+    "Scope write:claim, generator role: generators only (other roles: 403 FORBIDDEN with details.guidance, " +
+    "requiredRole, actualRole; orchestrators also get recovery MINT_SUBAGENT_SESSION). One live " +
     "holder per file, enforced by the database. All or nothing: when any requested file is held by someone " +
     "else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, " +
     "claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: " +
@@ -58,7 +59,7 @@ export const claimCheckRoute = defineRoute({
   tags: ["Claims"],
   summary: "Check who holds files",
   description:
-    "Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is " +
+    "Scope read:board. Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is " +
     "`available` when no live claim holds it (expired claims and claims past their grace period do not " +
     "count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older " +
     "than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`).",
@@ -73,7 +74,8 @@ export const releaseRoute = defineRoute({
   path: "/release",
   tags: ["Claims"],
   summary: "Release your claims",
-  description: "Send exactly one of `files` (frees every active claim of yours that includes any of the " +
+  description:
+    "Scope write:claim, any role (releasing is not claiming). Send exactly one of `files` (frees every active claim of yours that includes any of the " +
     "files, with all the files of those claims) or `all: true` (every active claim of yours); both or " +
     "neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never " +
     "touched. Response `{ released }`: the freed files, sorted, empty when nothing matched. Writes a CONTEXT " +

@@ -9,6 +9,7 @@ import {
   SessionCompleteResponse,
 } from "@/contracts/handoff.ts";
 import { handoff } from "@/domain/handoff/handoff.ts";
+import { notGenerator } from "@/domain/handoff/preconditions.ts";
 import { getQaRun, listQaRuns } from "@/domain/handoff/qa.ts";
 import { completeSession } from "@/domain/sessions/complete.ts";
 import type { AppEnv } from "@/http/env.ts";
@@ -55,7 +56,7 @@ export const handoffRoute = defineRoute({
     200: { description: "Handed off", content: { "application/json": { schema: HandoffResponse } } },
     ...errorResponses(404, 409, 422),
   },
-}, { scope: "write:handoff", cost: 2 });
+}, { scope: "write:handoff", roles: ["generator"], refuseRole: notGenerator, cost: 2 });
 
 export const sessionCompleteRoute = defineRoute({
   method: "post",

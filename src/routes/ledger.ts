@@ -22,7 +22,7 @@ export const ledgerWriteRoute = defineRoute({
   tags: ["Ledger"],
   summary: "Append a ledger entry",
   description:
-    "The ledger is append-only: no endpoint edits or deletes an entry (the database refuses it). " +
+    "Scope write:ledger. The ledger is append-only: no endpoint edits or deletes an entry (the database refuses it). " +
     "Response 201 `{ id, createdAt, nextAction }`, plus `warnings` for a DONE entry without a TESTED or " +
     "VERIFIED entry on its ticket (or in its session when it has no ticket), `ticket` when a BLOCKED entry " +
     "moved its ticket, `threadId` when a blocker thread was opened, `agentOffline` after a critical ALERT. " +
@@ -57,7 +57,8 @@ export const ledgerBatchRoute = defineRoute({
   path: "/ledger/batch",
   tags: ["Ledger"],
   summary: "Append up to 20 ledger entries",
-  description: "`entries`: 1 to 20 bodies shaped like POST /ledger (empty or malformed: 400; more than 20: " +
+  description:
+    "Scope write:ledger. `entries`: 1 to 20 bodies shaped like POST /ledger (empty or malformed: 400; more than 20: " +
     "422 VALIDATION_ERROR with recovery SPLIT_BATCH). Processed in order and independently: each entry is " +
     "validated and written on its own, a failing entry does not stop the others. Always HTTP 200 with " +
     "`{ ok, results[] { ok, id, createdAt } or { ok: false, error { code, message, details } }, succeeded, " +
@@ -76,7 +77,8 @@ export const ledgerListRoute = defineRoute({
   path: "/ledger",
   tags: ["Ledger"],
   summary: "Read the ledger",
-  description: "Filters: ticketId (UUID or key; one that does not resolve gives no entries), type (comma " +
+  description:
+    "Scope read:ledger (OAuth read tokens lack it). Filters: ticketId (UUID or key; one that does not resolve gives no entries), type (comma " +
     "list; any unknown type: 400), agentId, sessionId, source (`agent`, `system` or `all`, default `all`), " +
     "include_audit (default false), since and until (ISO 8601 with offset, both inclusive), limit (1 to " +
     "200, default 50; outside: 400), offset (default 0), order (`asc` or `desc`, default `desc`: newest " +

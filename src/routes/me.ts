@@ -11,7 +11,7 @@ export const meRoute = defineRoute({
   tags: ["Pairing and sessions"],
   summary: "Who the caller is",
   description:
-    "Cached 30 seconds per token (same body and cachedAt), except plan.callsRemaining, which is current " +
+    "Any valid token, no scope (every token type and role). Cached 30 seconds per token (same body and cachedAt), except plan.callsRemaining, which is current " +
     "(the lower of the agent's and the project's hourly windows, as meta.callsRemaining; null on unlimited " +
     "plans). session is null for API keys, which have no session. With X-Svc-SubAgent (session tokens) the " +
     "body describes the sub-agent: agent.subAgentName, its role, its own session and the sub-agent scopes. " +

@@ -40,7 +40,8 @@ export const getSessionRoute = defineRoute({
   tags: TAGS,
   summary: "Read a session and its activities",
   description:
-    "Your own sessions; orchestrators may read any session of the project. Another agent's session, a " +
+    "Any valid token, no scope (design: the spec names none). Your own sessions; orchestrators may read any " +
+    "session of the project. Another agent's session, a " +
     "session of another project or an unknown id answers 404 NOT_FOUND. Activities come oldest first with " +
     "offset pagination (limit 1 to 500, default 100; offset) and a pagination object. Ephemeral activities " +
     "are kept only until the next activity is posted.",
@@ -172,7 +173,8 @@ export const deleteSubAgentRoute = defineRoute({
   tags: TAGS,
   summary: "End a sub-agent: revoke its tokens and complete its session",
   description:
-    "Orchestrator role and scope write:agents (session token or API key of the parent agent). Body " +
+    "Orchestrator role and scope write:agents (design: the spec gives no policy; session token or API key " +
+    "of the parent agent, like minting). Body " +
     "{ name }. Unregisters the name (X-Svc-SubAgent with it then answers 401), revokes its svc_sub_ tokens, " +
     "completes its open sessions and writes an AGENT_COMPLETED ledger entry. 404 NOT_FOUND when the caller " +
     "has no registered sub-agent of that name (never minted, or already deleted).",

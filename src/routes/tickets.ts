@@ -119,7 +119,9 @@ export const getTicketRoute = defineRoute({
   path: "/ticket",
   tags: [TAG],
   summary: "Read one ticket",
-  description: "Scope read:board; costs 3 units. `key` (<PREFIX>-<number>, wins over `id`) or `id` (UUID): " +
+  description: "Scope read:board (design: the spec names none, and read:ticket is granted to OAuth tokens " +
+    "only, so session and sub-agent tokens could never read a ticket with it); costs 3 units. `key` " +
+    "(<PREFIX>-<number>, wins over `id`) or `id` (UUID): " +
     "neither answers 400 VALIDATION_ERROR; an unknown ticket 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). " +
     "`include` adds lists, newest first: `comments`, `ledger` (agent and system entries, no audit entries), " +
     "`threads` (without messages), `activities` (of sessions linked to the ticket), `pullRequests` " +
@@ -163,7 +165,7 @@ export const searchRoute = defineRoute({
   tags: [TAG],
   summary: "Full-text ticket search",
   description:
-    "Scope read:board; costs 3 units. PostgreSQL full-text search (English stemming) over title and " +
+    "Scope read:board (design: the spec names none; searching reads the board); costs 3 units. PostgreSQL full-text search (English stemming) over title and " +
     'description with web-search syntax: words (all required), "quoted phrases", `or`, `-excluded`. A ' +
     "query that is one of this project's ticket keys also finds that ticket, ranked first. Filters `status`, " +
     "`type`, `sprintId`, `include=cancelled` work as on the board (unknown status: 400, USE_VALID_STATUS). " +

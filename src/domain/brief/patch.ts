@@ -24,6 +24,9 @@ export async function patchBrief(ctx: ActorCtx, input: BriefPatchInput) {
   const { actor } = ctx;
   if (actor.kind === "subagent" || actor.subAgentName !== null) {
     throw fail.forbidden("Sub-agents cannot write the project brief", {
+      requiredScope: "write:brief",
+      guidance: "Sub-agents never write the brief (svc_sub_ tokens and X-Svc-SubAgent alike): the parent " +
+        "agent writes it with a key or token that carries write:brief",
       recovery: recovery(
         "REPAIR_OR_REFRESH",
         "PATCH /brief",

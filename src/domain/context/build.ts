@@ -142,7 +142,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       .orderBy(sql`(sub_agent_name is not distinct from ${actor.subAgentName})`, "desc")
       .orderBy(sql`(status = 'in_progress')`, "desc")
       .orderBy("status_changed_at", "desc").limit(1).executeTakeFirst(),
-    claimsOverview(db, actor.projectId, actor.agentId, now),
+    claimsOverview(db, actor.projectId, actor.agentId, now, actor.subAgentName),
     ledgerPage(db, actor.projectId, filter, shownLedger, null),
     threadPage(db, actor.projectId, threadStatus, threadLimit, null),
     reviewPage(db, {
@@ -367,7 +367,8 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
   }
   if (session && activeTicket) checks.push(session.report !== null);
   if (activeTicket) checks.push(tested !== undefined);
-  checks.push(claims.expired.length === 0);
+  // Graded on the identity's own claims: a sub-agent and its parent never share a score (SUB-024).
+  checks.push(claims.ownExpired === 0);
   if (activeTicket && criteriaAckRequired) checks.push(activeTicket.criteriaAcknowledged);
   const complianceScore = Math.round((checks.filter(Boolean).length / checks.length) * 100);
 

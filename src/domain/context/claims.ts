@@ -24,7 +24,13 @@ export interface OpenClaimRow {
  * Every live (unreleased, unexpired) claimed file of the project, newest claim first, at most 200 rows,
  * and the caller's own expired and soon-expiring claims.
  */
-export async function claimsOverview(db: DbOrTrx, projectId: string, agentId: string, now: Date) {
+export async function claimsOverview(
+  db: DbOrTrx,
+  projectId: string,
+  agentId: string,
+  now: Date,
+  subAgentName: string | null = null,
+) {
   const rows = await db.selectFrom("claim_files as f")
     .innerJoin("claims as c", "c.id", "f.claim_id")
     .innerJoin("agents as a", "a.id", "c.agent_id")
@@ -44,6 +50,8 @@ export async function claimsOverview(db: DbOrTrx, projectId: string, agentId: st
     .orderBy("c.claimed_at", "desc").orderBy("f.file").limit(MAX_OPEN_CLAIMS + 100).execute();
   const open: OpenClaimRow[] = [];
   const expired: Array<{ claimId: string; file: string; ticketId: string | null; expiredAt: string }> = [];
+  /** Expired claims of the exact identity (agent or one sub-agent): each is graded on its own (SUB-024). */
+  let ownExpired = 0;
   const expiring: Array<
     { claimId: string; file: string; ticketId: string | null; expiresAt: string; secondsLeft: number }
   > = [];
@@ -53,6 +61,7 @@ export async function claimsOverview(db: DbOrTrx, projectId: string, agentId: st
     if (left <= 0) {
       if (self) {
         expired.push({ claimId: r.id, file: r.file, ticketId: r.ticket_id, expiredAt: iso(r.expires_at) });
+        if ((r.sub_agent_name ?? null) === subAgentName) ownExpired++;
       }
       continue;
     }
@@ -80,7 +89,7 @@ export async function claimsOverview(db: DbOrTrx, projectId: string, agentId: st
       });
     }
   }
-  return { open, expired, expiring };
+  return { open, expired, expiring, ownExpired };
 }
 
 function iso(d: Date): string {
