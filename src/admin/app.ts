@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody, fieldErrors } from "@/http/errors.ts";
@@ -6,6 +6,14 @@ import { ok } from "@/http/envelope.ts";
 import { timingSafeEqual } from "@/domain/shared/crypto.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import * as operator from "@/domain/operator/operator.ts";
+import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
+
+/**
+ * An id as PostgreSQL's uuid type reads it in canonical form (any version). Anything else is malformed
+ * (`400 VALIDATION_ERROR`); a well-formed id that names nothing is `404` (operator contract).
+ */
+const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const Id = z.string().regex(ID_PATTERN, "Expected an id (UUID)").transform((v) => v.toLowerCase());
 
 const Plan = z.enum(["free", "builder", "growth", "team", "enterprise"]);
 const ReviewMode = z.enum(["light", "medium", "strict", "auto", "custom"]);
@@ -29,7 +37,7 @@ const schemas = {
     name: z.string().min(1).max(200),
   }),
   project: z.object({
-    orgId: z.string().uuid(),
+    orgId: Id,
     name: z.string().min(1).max(200),
     ticketPrefix: z.string().regex(/^[A-Z]{2,10}$/, "2 to 10 upper-case letters"),
     reviewMode: ReviewMode.optional(),
@@ -43,7 +51,7 @@ const schemas = {
     settings: Settings.optional(),
     status: z.enum(["active", "archived"]).optional(),
   }),
-  member: z.object({ userId: z.string().uuid(), role: z.enum(["admin", "member", "viewer"]) }),
+  member: z.object({ userId: Id, role: z.enum(["admin", "member", "viewer"]) }),
   code: z.object({
     agentName: z.string().min(1).max(64).optional(),
     role: Role.optional(),
@@ -76,6 +84,31 @@ async function parse<T extends z.ZodType>(schema: T, req: Request): Promise<z.ou
   return result.data;
 }
 
+type AdminContext = Context<AppEnv>;
+
+/**
+ * Wraps a handler so that every path parameter named `...Id` is checked before it reaches the database
+ * (a malformed uuid would otherwise fail inside PostgreSQL with a 500). Every `/admin` route goes
+ * through this, so a new route with an id parameter is covered without further work.
+ */
+function withIds(handler: (c: AdminContext, ids: Record<string, string>) => Promise<Response>) {
+  return async (c: AdminContext): Promise<Response> => {
+    const ids: Record<string, string> = {};
+    const fields: { path: string; message: string; code: string }[] = [];
+    for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
+      if (!name.endsWith("Id")) continue;
+      if (ID_PATTERN.test(value)) ids[name] = value.toLowerCase();
+      else fields.push({ path: name, message: "Expected an id (UUID)", code: "invalid_format" });
+    }
+    if (fields.length > 0) {
+      throw new DomainError(400, "VALIDATION_ERROR", `Malformed ${fields.map((f) => f.path).join(", ")}`, {
+        fields,
+      });
+    }
+    return await handler(c, ids);
+  };
+}
+
 /** The operator API (`/admin/*`): bearer `SVC_ADMIN_TOKEN`; off (404) when no admin token is configured. */
 export function adminApp(): Hono<AppEnv> {
   const admin = new Hono<AppEnv>();
@@ -99,8 +132,9 @@ export function adminApp(): Hono<AppEnv> {
   );
   admin.patch(
     "/orgs/:orgId",
-    async (c) =>
-      ok(c, await operator.updateOrg(ctx(c), c.req.param("orgId"), await parse(schemas.orgPatch, c.req.raw))),
+    withIds(async (c, { orgId }) =>
+      ok(c, await operator.updateOrg(ctx(c), orgId!, await parse(schemas.orgPatch, c.req.raw)))
+    ),
   );
   admin.post(
     "/users",
@@ -112,48 +146,38 @@ export function adminApp(): Hono<AppEnv> {
   );
   admin.patch(
     "/projects/:projectId",
-    async (c) =>
-      ok(
-        c,
-        await operator.updateProject(
-          ctx(c),
-          c.req.param("projectId"),
-          await parse(schemas.projectPatch, c.req.raw),
-        ),
-      ),
+    withIds(async (c, { projectId }) =>
+      ok(c, await operator.updateProject(ctx(c), projectId!, await parse(schemas.projectPatch, c.req.raw)))
+    ),
   );
   admin.post(
     "/projects/:projectId/members",
-    async (c) =>
+    withIds(async (c, { projectId }) =>
+      ok(c, await operator.addMember(ctx(c), projectId!, await parse(schemas.member, c.req.raw)), 201)
+    ),
+  );
+  admin.post(
+    "/projects/:projectId/pairing-codes",
+    withIds(async (c, { projectId }) =>
       ok(
         c,
-        await operator.addMember(ctx(c), c.req.param("projectId"), await parse(schemas.member, c.req.raw)),
+        await operator.createAdminPairingCode(ctx(c), projectId!, await parse(schemas.code, c.req.raw)),
         201,
-      ),
+      )
+    ),
   );
-  admin.post("/projects/:projectId/pairing-codes", async (c) =>
-    ok(
-      c,
-      await operator.createAdminPairingCode(
-        ctx(c),
-        c.req.param("projectId"),
-        await parse(schemas.code, c.req.raw),
-      ),
-      201,
-    ));
   admin.post(
     "/projects/:projectId/api-keys",
-    async (c) =>
-      ok(
-        c,
-        await operator.createApiKey(ctx(c), c.req.param("projectId"), await parse(schemas.apiKey, c.req.raw)),
-        201,
-      ),
+    withIds(async (c, { projectId }) =>
+      ok(c, await operator.createApiKey(ctx(c), projectId!, await parse(schemas.apiKey, c.req.raw)), 201)
+    ),
   );
   admin.post("/clock", async (c) => {
-    if (!c.get("deps").config.testClock) return c.json(errorBody("NOT_FOUND", "The test clock is off"), 404);
+    const deps = c.get("deps");
+    if (!deps.config.testClock) return c.json(errorBody("NOT_FOUND", "The test clock is off"), 404);
     const { advanceMs } = await parse(schemas.clock, c.req.raw);
-    return ok(c, { now: c.get("deps").clock.advance(advanceMs).toISOString() });
+    // The offset lives in the database: every instance on it moves with this one.
+    return ok(c, { now: (await advanceTestClock(deps.db, deps.clock, advanceMs)).toISOString() });
   });
   return admin;
 }
