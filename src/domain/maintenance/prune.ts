@@ -64,9 +64,13 @@ export async function pruneTables(
   const meCutoff = at(Math.max(RETENTION.meCacheMs, 2 * ME_CACHE_MS));
 
   // A token is dead when revoked long ago, or when its hard or idle expiry passed beyond the refresh grace.
-  const deadToken = (t: string) =>
-    sql`(${sql.ref(`${t}.revoked_at`)} < ${revokedCutoff}
-      OR LEAST(${sql.ref(`${t}.expires_at`)}, ${sql.ref(`${t}.idle_expires_at`)}) < ${tokenCutoff})`;
+  // Never NULL (NOT of it must be true for a live token): api keys without expiry are not dead.
+  const deadToken = (t: string) => {
+    const revoked = sql.ref(`${t}.revoked_at`);
+    const expiry = sql`LEAST(${sql.ref(`${t}.expires_at`)}, ${sql.ref(`${t}.idle_expires_at`)})`;
+    return sql`((${revoked} IS NOT NULL AND ${revoked} < ${revokedCutoff})
+      OR (${expiry} IS NOT NULL AND ${expiry} < ${tokenCutoff}))`;
+  };
 
   const statements: Record<keyof PruneCounts, RawBuilder<unknown>> = {
     rateCounters: sql`DELETE FROM rate_counters WHERE (key, window_start) IN (
