@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApp } from "@/app.ts";
 import { systemClock } from "@/clock.ts";
-import { ADMIN_TOKEN, admin, callOn, env, newProject, pairAgent, test, type TestEnv } from "../helpers/mod.ts";
+import {
+  admin,
+  ADMIN_TOKEN,
+  callOn,
+  env,
+  newProject,
+  pairAgent,
+  test,
+  type TestEnv,
+} from "../helpers/mod.ts";
 
 /**
  * Two instances in one test: a second app (its own clock, as a second process would have) on the same

@@ -105,7 +105,9 @@ test("PAIR pairing codes: pruned a day after they stop working (expiry, or the e
   // A day after the unused code expired it goes; the used one stays until a day after its reuse window.
   await advanceClock(DAY - 40 * MINUTE);
   await prune();
-  assert.deepEqual(await codes(), [both.find((c) => c === used.code.replace(/[^A-Z0-9]/gi, "").toUpperCase())]);
+  assert.deepEqual(await codes(), [
+    both.find((c) => c === used.code.replace(/[^A-Z0-9]/gi, "").toUpperCase()),
+  ]);
   await advanceClock(HOUR);
   await prune();
   assert.deepEqual(await codes(), []);
@@ -158,7 +160,11 @@ test("SESS-028 tokens: a session token expired less than 7 days ago is kept by p
   assert.equal(third.status, 200, third.text);
   assert.equal(third.body.data.refreshMode, "live");
   const byToken = async (token: string) =>
-    await db.selectFrom("tokens").select(["id", "revoked_at"]).where("token_hash", "=", await hashToken(token))
+    await db.selectFrom("tokens").select(["id", "revoked_at"]).where(
+      "token_hash",
+      "=",
+      await hashToken(token),
+    )
       .executeTakeFirst();
   assert.ok((await byToken(second))?.revoked_at);
   await advanceClock(7 * DAY - HOUR);
@@ -215,7 +221,9 @@ test("pruning is bounded per batch and safe when several instances run it at onc
   assert.equal(partial.rateCounters, 300);
   const results = await Promise.all([prune(), prune(), prune()]);
   assert.equal(results.reduce((sum, r) => sum + r.rateCounters, 0), 900);
-  const left = await sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_counters WHERE key LIKE 'prune-test:%'`
+  const left = await sql<
+    { n: number }
+  >`SELECT count(*)::int AS n FROM rate_counters WHERE key LIKE 'prune-test:%'`
     .execute(db);
   assert.equal(left.rows[0]!.n, 0);
 });

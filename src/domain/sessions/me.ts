@@ -27,7 +27,10 @@ async function cachedBody(ctx: ActorCtx): Promise<{ body: Record<string, unknown
     .values({ ...key, body: toJson(body), cached_at: now })
     .onConflict((oc) =>
       oc.columns(["token_id", "sub_agent_name"])
-        .doUpdateSet({ body: (eb) => eb.ref("excluded.body"), cached_at: (eb) => eb.ref("excluded.cached_at") })
+        .doUpdateSet({
+          body: (eb) => eb.ref("excluded.body"),
+          cached_at: (eb) => eb.ref("excluded.cached_at"),
+        })
         .where((eb) =>
           eb.or([eb("me_cache.cached_at", "<=", staleBefore), eb("me_cache.cached_at", ">=", staleAfter)])
         )
