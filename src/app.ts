@@ -30,7 +30,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // The test clock's offset lives in the database (POST /admin/clock on any instance moves them all):
     // one small read per request, only when the test clock is on.
     app.use("*", async (_c, next) => {
-      await syncTestClock(deps.db, deps.clock).catch((err) => console.error("test clock sync failed:", err));
+      await syncTestClock(deps.db, deps.clock).catch((err) =>
+        console.error(`test clock sync failed: ${err instanceof Error ? err.message : err}`)
+      );
       await next();
     });
   }
