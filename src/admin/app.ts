@@ -6,6 +6,7 @@ import { ok } from "@/http/envelope.ts";
 import { timingSafeEqual } from "@/domain/shared/crypto.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import * as operator from "@/domain/operator/operator.ts";
+import * as operatorRead from "@/domain/operator/read.ts";
 import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
 
 /**
@@ -65,7 +66,28 @@ const schemas = {
     scopes: z.array(z.string()).optional(),
   }),
   clock: z.object({ advanceMs: z.number().int().min(0) }),
+  page: z.object({
+    limit: z.string().regex(/^\d+$/, "An integer from 1 to 100").transform(Number)
+      .pipe(z.number().int().min(1).max(100)).optional(),
+    cursor: z.string().min(1).max(300).optional(),
+  }),
 };
+
+/** `limit` (1 to 100, default 50) and `cursor` of a list; 400 VALIDATION_ERROR otherwise. */
+function pageOf(c: AdminContext): operatorRead.Page {
+  const result = schemas.page.safeParse(c.req.query());
+  if (!result.success) {
+    throw new DomainError(400, "VALIDATION_ERROR", "Validation failed", {
+      fields: fieldErrors(result.error),
+    });
+  }
+  return { limit: result.data.limit ?? 50, cursor: result.data.cursor };
+}
+
+/** A list in the envelope: `data` is the page, `meta.nextCursor` the next one (null on the last). */
+function listed(c: AdminContext, result: { items: unknown[]; nextCursor: string | null }): Response {
+  return ok(c, result.items, 200, { nextCursor: result.nextCursor });
+}
 
 async function parse<T extends z.ZodType>(schema: T, req: Request): Promise<z.output<T>> {
   let raw: unknown;
@@ -172,6 +194,60 @@ export function adminApp(): Hono<AppEnv> {
       ok(c, await operator.createApiKey(ctx(c), projectId!, await parse(schemas.apiKey, c.req.raw)), 201)
     ),
   );
+
+  // Reads: every collection lists (newest first, paged) and reads one by id.
+  admin.get("/orgs", async (c) => listed(c, await operatorRead.listOrgs(ctx(c), pageOf(c))));
+  admin.get(
+    "/orgs/:orgId",
+    withIds(async (c, { orgId }) => ok(c, await operatorRead.getOrg(ctx(c), orgId!))),
+  );
+  admin.get("/users", async (c) => listed(c, await operatorRead.listUsers(ctx(c), pageOf(c))));
+  admin.get(
+    "/users/:userId",
+    withIds(async (c, { userId }) => ok(c, await operatorRead.getUser(ctx(c), userId!))),
+  );
+  admin.get("/projects", async (c) => listed(c, await operatorRead.listProjects(ctx(c), pageOf(c))));
+  admin.get(
+    "/projects/:projectId",
+    withIds(async (c, { projectId }) => ok(c, await operatorRead.getProject(ctx(c), projectId!))),
+  );
+  admin.get(
+    "/projects/:projectId/members",
+    withIds(async (c, { projectId }) =>
+      listed(c, await operatorRead.listMembers(ctx(c), projectId!, pageOf(c)))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/members/:userId",
+    withIds(async (c, { projectId, userId }) =>
+      ok(c, await operatorRead.getMember(ctx(c), projectId!, userId!))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/agents",
+    withIds(async (c, { projectId }) =>
+      listed(c, await operatorRead.listAgents(ctx(c), projectId!, pageOf(c)))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/agents/:agentId",
+    withIds(async (c, { projectId, agentId }) =>
+      ok(c, await operatorRead.getAgent(ctx(c), projectId!, agentId!))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/api-keys",
+    withIds(async (c, { projectId }) =>
+      listed(c, await operatorRead.listApiKeys(ctx(c), projectId!, pageOf(c)))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/api-keys/:keyId",
+    withIds(async (c, { projectId, keyId }) =>
+      ok(c, await operatorRead.getApiKey(ctx(c), projectId!, keyId!))
+    ),
+  );
+
   admin.post("/clock", async (c) => {
     const deps = c.get("deps");
     if (!deps.config.testClock) return c.json(errorBody("NOT_FOUND", "The test clock is off"), 404);

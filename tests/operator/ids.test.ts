@@ -56,23 +56,23 @@ async function counts() {
 
 test("every /admin route with an id parameter answers 400 VALIDATION_ERROR for a malformed id and 404 for an unknown one", async () => {
   const routes = idRoutes();
-  assert.ok(routes.length >= 5, `expected the id routes of the operator API, got ${routes.length}`);
+  assert.ok(routes.length >= 11, `expected the id routes of the operator API, got ${routes.length}`);
   for (const route of routes) {
     const key = `${route.method} ${route.path}`;
-    const body = VALID_BODIES[key];
-    assert.ok(body, `no valid body for ${key}: add one to VALID_BODIES`);
+    const body = route.method === "GET" ? undefined : VALID_BODIES[key];
+    assert.ok(route.method === "GET" || body, `no valid body for ${key}: add one to VALID_BODIES`);
     for (const param of route.params) assert.match(param, /Id$/, `${key}: path parameter ${param}`);
 
     const before = await counts();
     for (const bad of MALFORMED) {
       const path = route.path.replace(/:[A-Za-z]+/g, bad);
-      const res = await call(route.method, `/admin${path}`, { token: ADMIN_TOKEN, body: await body() });
+      const res = await call(route.method, `/admin${path}`, { token: ADMIN_TOKEN, body: await body?.() });
       assert.equal(res.status, 400, `${key} with ${bad}: ${res.text}`);
       assert.equal(res.body.error.code, "VALIDATION_ERROR");
       assert.deepEqual(res.body.error.details.fields.map((f: { path: string }) => f.path), route.params);
     }
     const path = route.path.replace(/:[A-Za-z]+/g, UNKNOWN);
-    const payload = await body();
+    const payload = await body?.();
     const afterBodies = await counts();
     const res = await call(route.method, `/admin${path}`, { token: ADMIN_TOKEN, body: payload });
     assert.equal(res.status, 404, `${key} with an unknown id: ${res.text}`);
@@ -139,4 +139,20 @@ test("ids inside bodies: a malformed orgId or userId is 400 VALIDATION_ERROR nam
   const members = await db.selectFrom("memberships").select("user_id").where("project_id", "=", projectId)
     .execute();
   assert.deepEqual(members, []);
+});
+
+test("nested reads: a known project with an unknown member, agent or key id is 404; a malformed one 400 naming it", async () => {
+  const { projectId } = await newProject();
+  for (const sub of ["members", "agents", "api-keys"]) {
+    const unknown = await call("GET", `/admin/projects/${projectId}/${sub}/${UNKNOWN}`, {
+      token: ADMIN_TOKEN,
+    });
+    assert.equal(unknown.status, 404, `${sub}: ${unknown.text}`);
+    assert.equal(unknown.body.error.code, "NOT_FOUND");
+    const bad = await call("GET", `/admin/projects/${projectId}/${sub}/x1`, { token: ADMIN_TOKEN });
+    assert.equal(bad.status, 400, `${sub}: ${bad.text}`);
+    assert.equal(bad.body.error.code, "VALIDATION_ERROR");
+    assert.equal(bad.body.error.details.fields.length, 1);
+    assert.match(bad.body.error.details.fields[0].path, /Id$/);
+  }
 });
