@@ -9,6 +9,7 @@ import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
 import { docsPage } from "@/routes/docs-page.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
+import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -25,6 +26,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.set("deps", deps);
     await next();
   });
+  if (deps.config.testClock) {
+    // The test clock's offset lives in the database (POST /admin/clock on any instance moves them all):
+    // one small read per request, only when the test clock is on.
+    app.use("*", async (_c, next) => {
+      await syncTestClock(deps.db, deps.clock).catch((err) =>
+        console.error(`test clock sync failed: ${err instanceof Error ? err.message : err}`)
+      );
+      await next();
+    });
+  }
   app.use(
     "*",
     bodyGuards((path) => (path.endsWith("/pair/connect") ? PAIRING_MAX_BODY_BYTES : MAX_BODY_BYTES)),

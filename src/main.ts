@@ -14,7 +14,7 @@ const adminToken = await resolveAdminToken(db, config, clock);
 const embedded = engine === "pglite";
 const demo = embedded && !config.noDemo ? await ensureDemo(db, clock) : null;
 const app = createApp({ db, engine, clock, config: { ...config, adminToken } });
-const stopWork = startBackgroundWork({ db, clock });
+const stopWork = startBackgroundWork({ db, clock, testClock: config.testClock });
 
 const server = Deno.serve({
   port: config.port,

@@ -1,16 +1,35 @@
 import type { Clock } from "@/clock.ts";
 import type { Db } from "@/db/database.ts";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
+import { pruneTables } from "@/domain/maintenance/prune.ts";
+import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import "@/domain/handoff/tool-results.ts";
 
-/** Background work of one instance: pending jobs (rows in the database, so a restart loses none). */
-export function startBackgroundWork(deps: { db: Db; clock: Clock }, intervalMs = 1000): () => void {
+/** Pruning runs at most this often (service clock), per instance. */
+export const PRUNE_EVERY_MS = 60_000;
+
+/**
+ * Background work of one instance: pending jobs (rows in the database, so a restart loses none) and the
+ * pruning of tables that grow with traffic. With the test clock on, each run first reads the shared
+ * clock offset, so an advance on any instance is seen here too.
+ */
+export function startBackgroundWork(
+  deps: { db: Db; clock: Clock; testClock?: boolean },
+  intervalMs = 1000,
+): () => void {
   let running = false;
+  let lastPrune: number | null = null;
   const timer = setInterval(async () => {
     if (running) return;
     running = true;
     try {
+      if (deps.testClock) await syncTestClock(deps.db, deps.clock);
       await runPendingJobs(deps);
+      const now = deps.clock.now().getTime();
+      if (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS) {
+        lastPrune = now;
+        await pruneTables(deps);
+      }
     } catch (err) {
       console.error("background work failed:", err);
     } finally {

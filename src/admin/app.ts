@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody, fieldErrors } from "@/http/errors.ts";
@@ -6,6 +6,15 @@ import { ok } from "@/http/envelope.ts";
 import { timingSafeEqual } from "@/domain/shared/crypto.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import * as operator from "@/domain/operator/operator.ts";
+import * as operatorRead from "@/domain/operator/read.ts";
+import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
+
+/**
+ * An id as PostgreSQL's uuid type reads it in canonical form (any version). Anything else is malformed
+ * (`400 VALIDATION_ERROR`); a well-formed id that names nothing is `404` (operator contract).
+ */
+const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const Id = z.string().regex(ID_PATTERN, "Expected an id (UUID)").transform((v) => v.toLowerCase());
 
 const Plan = z.enum(["free", "builder", "growth", "team", "enterprise"]);
 const ReviewMode = z.enum(["light", "medium", "strict", "auto", "custom"]);
@@ -29,7 +38,7 @@ const schemas = {
     name: z.string().min(1).max(200),
   }),
   project: z.object({
-    orgId: z.string().uuid(),
+    orgId: Id,
     name: z.string().min(1).max(200),
     ticketPrefix: z.string().regex(/^[A-Z]{2,10}$/, "2 to 10 upper-case letters"),
     reviewMode: ReviewMode.optional(),
@@ -43,7 +52,7 @@ const schemas = {
     settings: Settings.optional(),
     status: z.enum(["active", "archived"]).optional(),
   }),
-  member: z.object({ userId: z.string().uuid(), role: z.enum(["admin", "member", "viewer"]) }),
+  member: z.object({ userId: Id, role: z.enum(["admin", "member", "viewer"]) }),
   code: z.object({
     agentName: z.string().min(1).max(64).optional(),
     role: Role.optional(),
@@ -57,7 +66,28 @@ const schemas = {
     scopes: z.array(z.string()).optional(),
   }),
   clock: z.object({ advanceMs: z.number().int().min(0) }),
+  page: z.object({
+    limit: z.string().regex(/^\d+$/, "An integer from 1 to 100").transform(Number)
+      .pipe(z.number().int().min(1).max(100)).optional(),
+    cursor: z.string().min(1).max(300).optional(),
+  }),
 };
+
+/** `limit` (1 to 100, default 50) and `cursor` of a list; 400 VALIDATION_ERROR otherwise. */
+function pageOf(c: AdminContext): operatorRead.Page {
+  const result = schemas.page.safeParse(c.req.query());
+  if (!result.success) {
+    throw new DomainError(400, "VALIDATION_ERROR", "Validation failed", {
+      fields: fieldErrors(result.error),
+    });
+  }
+  return { limit: result.data.limit ?? 50, cursor: result.data.cursor };
+}
+
+/** A list in the envelope: `data` is the page, `meta.nextCursor` the next one (null on the last). */
+function listed(c: AdminContext, result: { items: unknown[]; nextCursor: string | null }): Response {
+  return ok(c, result.items, 200, { nextCursor: result.nextCursor });
+}
 
 async function parse<T extends z.ZodType>(schema: T, req: Request): Promise<z.output<T>> {
   let raw: unknown;
@@ -74,6 +104,31 @@ async function parse<T extends z.ZodType>(schema: T, req: Request): Promise<z.ou
     });
   }
   return result.data;
+}
+
+type AdminContext = Context<AppEnv>;
+
+/**
+ * Wraps a handler so that every path parameter named `...Id` is checked before it reaches the database
+ * (a malformed uuid would otherwise fail inside PostgreSQL with a 500). Every `/admin` route goes
+ * through this, so a new route with an id parameter is covered without further work.
+ */
+function withIds(handler: (c: AdminContext, ids: Record<string, string>) => Promise<Response>) {
+  return async (c: AdminContext): Promise<Response> => {
+    const ids: Record<string, string> = {};
+    const fields: { path: string; message: string; code: string }[] = [];
+    for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
+      if (!name.endsWith("Id")) continue;
+      if (ID_PATTERN.test(value)) ids[name] = value.toLowerCase();
+      else fields.push({ path: name, message: "Expected an id (UUID)", code: "invalid_format" });
+    }
+    if (fields.length > 0) {
+      throw new DomainError(400, "VALIDATION_ERROR", `Malformed ${fields.map((f) => f.path).join(", ")}`, {
+        fields,
+      });
+    }
+    return await handler(c, ids);
+  };
 }
 
 /** The operator API (`/admin/*`): bearer `SVC_ADMIN_TOKEN`; off (404) when no admin token is configured. */
@@ -99,8 +154,9 @@ export function adminApp(): Hono<AppEnv> {
   );
   admin.patch(
     "/orgs/:orgId",
-    async (c) =>
-      ok(c, await operator.updateOrg(ctx(c), c.req.param("orgId"), await parse(schemas.orgPatch, c.req.raw))),
+    withIds(async (c, { orgId }) =>
+      ok(c, await operator.updateOrg(ctx(c), orgId!, await parse(schemas.orgPatch, c.req.raw)))
+    ),
   );
   admin.post(
     "/users",
@@ -112,48 +168,92 @@ export function adminApp(): Hono<AppEnv> {
   );
   admin.patch(
     "/projects/:projectId",
-    async (c) =>
-      ok(
-        c,
-        await operator.updateProject(
-          ctx(c),
-          c.req.param("projectId"),
-          await parse(schemas.projectPatch, c.req.raw),
-        ),
-      ),
+    withIds(async (c, { projectId }) =>
+      ok(c, await operator.updateProject(ctx(c), projectId!, await parse(schemas.projectPatch, c.req.raw)))
+    ),
   );
   admin.post(
     "/projects/:projectId/members",
-    async (c) =>
+    withIds(async (c, { projectId }) =>
+      ok(c, await operator.addMember(ctx(c), projectId!, await parse(schemas.member, c.req.raw)), 201)
+    ),
+  );
+  admin.post(
+    "/projects/:projectId/pairing-codes",
+    withIds(async (c, { projectId }) =>
       ok(
         c,
-        await operator.addMember(ctx(c), c.req.param("projectId"), await parse(schemas.member, c.req.raw)),
+        await operator.createAdminPairingCode(ctx(c), projectId!, await parse(schemas.code, c.req.raw)),
         201,
-      ),
+      )
+    ),
   );
-  admin.post("/projects/:projectId/pairing-codes", async (c) =>
-    ok(
-      c,
-      await operator.createAdminPairingCode(
-        ctx(c),
-        c.req.param("projectId"),
-        await parse(schemas.code, c.req.raw),
-      ),
-      201,
-    ));
   admin.post(
     "/projects/:projectId/api-keys",
-    async (c) =>
-      ok(
-        c,
-        await operator.createApiKey(ctx(c), c.req.param("projectId"), await parse(schemas.apiKey, c.req.raw)),
-        201,
-      ),
+    withIds(async (c, { projectId }) =>
+      ok(c, await operator.createApiKey(ctx(c), projectId!, await parse(schemas.apiKey, c.req.raw)), 201)
+    ),
   );
+
+  // Reads: every collection lists (newest first, paged) and reads one by id.
+  admin.get("/orgs", async (c) => listed(c, await operatorRead.listOrgs(ctx(c), pageOf(c))));
+  admin.get(
+    "/orgs/:orgId",
+    withIds(async (c, { orgId }) => ok(c, await operatorRead.getOrg(ctx(c), orgId!))),
+  );
+  admin.get("/users", async (c) => listed(c, await operatorRead.listUsers(ctx(c), pageOf(c))));
+  admin.get(
+    "/users/:userId",
+    withIds(async (c, { userId }) => ok(c, await operatorRead.getUser(ctx(c), userId!))),
+  );
+  admin.get("/projects", async (c) => listed(c, await operatorRead.listProjects(ctx(c), pageOf(c))));
+  admin.get(
+    "/projects/:projectId",
+    withIds(async (c, { projectId }) => ok(c, await operatorRead.getProject(ctx(c), projectId!))),
+  );
+  admin.get(
+    "/projects/:projectId/members",
+    withIds(async (c, { projectId }) =>
+      listed(c, await operatorRead.listMembers(ctx(c), projectId!, pageOf(c)))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/members/:userId",
+    withIds(async (c, { projectId, userId }) =>
+      ok(c, await operatorRead.getMember(ctx(c), projectId!, userId!))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/agents",
+    withIds(async (c, { projectId }) =>
+      listed(c, await operatorRead.listAgents(ctx(c), projectId!, pageOf(c)))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/agents/:agentId",
+    withIds(async (c, { projectId, agentId }) =>
+      ok(c, await operatorRead.getAgent(ctx(c), projectId!, agentId!))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/api-keys",
+    withIds(async (c, { projectId }) =>
+      listed(c, await operatorRead.listApiKeys(ctx(c), projectId!, pageOf(c)))
+    ),
+  );
+  admin.get(
+    "/projects/:projectId/api-keys/:keyId",
+    withIds(async (c, { projectId, keyId }) =>
+      ok(c, await operatorRead.getApiKey(ctx(c), projectId!, keyId!))
+    ),
+  );
+
   admin.post("/clock", async (c) => {
-    if (!c.get("deps").config.testClock) return c.json(errorBody("NOT_FOUND", "The test clock is off"), 404);
+    const deps = c.get("deps");
+    if (!deps.config.testClock) return c.json(errorBody("NOT_FOUND", "The test clock is off"), 404);
     const { advanceMs } = await parse(schemas.clock, c.req.raw);
-    return ok(c, { now: c.get("deps").clock.advance(advanceMs).toISOString() });
+    // The offset lives in the database: every instance on it moves with this one.
+    return ok(c, { now: (await advanceTestClock(deps.db, deps.clock, advanceMs)).toISOString() });
   });
   return admin;
 }

@@ -9,6 +9,7 @@ import type { LedgerTables } from "./tables/ledger.ts";
 import type { HandoffTables } from "./tables/handoff.ts";
 import type { SharedTables } from "./tables/shared.ts";
 import type { ContextTables } from "./tables/context.ts";
+import type { InstancesTables } from "./tables/instances.ts";
 
 /** Every table of the service. Each area keeps its own additions in tables/<area>.ts. */
 export interface Database
@@ -22,7 +23,8 @@ export interface Database
     LedgerTables,
     HandoffTables,
     SharedTables,
-    ContextTables {}
+    ContextTables,
+    InstancesTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -8,7 +8,8 @@ import type { Db, Trx } from "@/db/database.ts";
 export type JobHandler = (trx: Trx, clock: Clock, payload: Record<string, unknown>) => Promise<void>;
 
 export const JOB_HANDLERS: Record<string, JobHandler> = {};
-const MAX_ATTEMPTS = 5;
+export const MAX_JOB_ATTEMPTS = 5;
+const MAX_ATTEMPTS = MAX_JOB_ATTEMPTS;
 
 /**
  * Runs open jobs oldest first. Each job is claimed with `FOR UPDATE SKIP LOCKED` inside its own

@@ -2,28 +2,51 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { readCounter } from "@/domain/shared/counters.ts";
 import { PLAN_HOURLY_UNITS, PROJECT_HOURLY_FACTOR } from "@/domain/limits/rate-limit.ts";
 import { projectPhase } from "@/domain/projects/overview.ts";
+import { toJson } from "@/db/tables/types.ts";
 
 export const ME_CACHE_MS = 30_000;
-const MAX_CACHED = 10_000;
 
-interface CachedMe {
-  body: Record<string, unknown>;
-  cachedAt: number;
+/**
+ * The cached body of GET /me for this token (and sub-agent name), from `me_cache`, so that every
+ * instance on the database answers the same body and `cachedAt` for 30 seconds (SESS-033/035). A hit
+ * is one keyed read. A stale or missing entry is rebuilt and upserted; when another instance refreshed
+ * it in the meantime, its entry wins and is returned instead.
+ */
+async function cachedBody(ctx: ActorCtx): Promise<{ body: Record<string, unknown>; cachedAt: number }> {
+  const now = ctx.clock.now();
+  const key = { token_id: ctx.actor.tokenId, sub_agent_name: ctx.actor.subAgentName ?? "" };
+  const fresh = (at: Date) => Math.abs(now.getTime() - at.getTime()) < ME_CACHE_MS;
+  const hit = await ctx.db.selectFrom("me_cache").select(["body", "cached_at"])
+    .where("token_id", "=", key.token_id).where("sub_agent_name", "=", key.sub_agent_name)
+    .executeTakeFirst();
+  if (hit && fresh(hit.cached_at)) return { body: hit.body, cachedAt: hit.cached_at.getTime() };
+  const body = await buildMe(ctx);
+  const staleBefore = new Date(now.getTime() - ME_CACHE_MS);
+  const staleAfter = new Date(now.getTime() + ME_CACHE_MS);
+  const written = await ctx.db.insertInto("me_cache")
+    .values({ ...key, body: toJson(body), cached_at: now })
+    .onConflict((oc) =>
+      oc.columns(["token_id", "sub_agent_name"])
+        .doUpdateSet({
+          body: (eb) => eb.ref("excluded.body"),
+          cached_at: (eb) => eb.ref("excluded.cached_at"),
+        })
+        .where((eb) =>
+          eb.or([eb("me_cache.cached_at", "<=", staleBefore), eb("me_cache.cached_at", ">=", staleAfter)])
+        )
+    )
+    .returning(["body", "cached_at"]).executeTakeFirst();
+  if (written) return { body: written.body, cachedAt: written.cached_at.getTime() };
+  // A concurrent call (on this or another instance) stored a fresh entry first: answer with it.
+  const winner = await ctx.db.selectFrom("me_cache").select(["body", "cached_at"])
+    .where("token_id", "=", key.token_id).where("sub_agent_name", "=", key.sub_agent_name)
+    .executeTakeFirstOrThrow();
+  return { body: winner.body, cachedAt: winner.cached_at.getTime() };
 }
 
-/** Per-process cache of /me bodies by token, 30 seconds; the call budget is never cached. */
-const cache = new Map<string, CachedMe>();
-
-/** GET /me: who the caller is; cached 30 seconds except `plan.callsRemaining`. */
+/** GET /me: who the caller is; cached 30 seconds (in the database) except `plan.callsRemaining`. */
 export async function describeMe(ctx: ActorCtx) {
-  const now = ctx.clock.now().getTime();
-  const key = `${ctx.actor.tokenId}:${ctx.actor.subAgentName ?? ""}`;
-  let entry = cache.get(key);
-  if (!entry || now - entry.cachedAt >= ME_CACHE_MS || now < entry.cachedAt) {
-    entry = { body: await buildMe(ctx), cachedAt: now };
-    if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value!);
-    cache.set(key, entry);
-  }
+  const entry = await cachedBody(ctx);
   const limit = PLAN_HOURLY_UNITS[ctx.actor.plan];
   // Same figure as meta.callsRemaining: the lower of the agent's and the project's hourly windows.
   let remaining: number | null = null;
