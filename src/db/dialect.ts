@@ -1,7 +1,7 @@
-import { Kysely, PGliteDialect } from "kysely";
+import { CompiledQuery, type Driver, Kysely, PGliteDialect } from "kysely";
 import { PGlite } from "@electric-sql/pglite";
 import { PostgresJSDialect } from "kysely-postgres-js";
-import postgres from "postgres";
+import postgres from "./postgres-js/index.js";
 import type { Database, Db } from "./database.ts";
 
 export type Engine = "pglite" | "postgres";
@@ -39,7 +39,7 @@ export async function openDatabase(
         },
       },
     });
-    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
+    const db = new Kysely<Database>({ dialect: new PostgresJSDialectFixed({ postgres: client }) });
     return {
       db,
       engine: "postgres",
@@ -67,4 +67,20 @@ export async function openDatabase(
       if (!pglite.closed) await pglite.close();
     },
   };
+}
+
+/**
+ * kysely-postgres-js 5.0 on Kysely 0.29: when ROLLBACK fails (the connection is gone), Kysely's
+ * PostgresDriver calls a private discard method that the postgres.js connection lacks, and the
+ * `TypeError` it throws replaces the connection error (a 500 instead of a 503). Roll back plainly:
+ * the postgres.js pool replaces a closed connection by itself.
+ */
+class PostgresJSDialectFixed extends PostgresJSDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.rollbackTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw("rollback"));
+    };
+    return driver;
+  }
 }
