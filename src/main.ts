@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import { createApp } from "@/app.ts";
 import { systemClock } from "@/clock.ts";
 import { type Config, readConfig } from "@/config.ts";
@@ -97,18 +98,20 @@ let started: {
   demo: Awaited<ReturnType<typeof ensureDemo>>;
 };
 try {
-  started = await within(
-    (async () => {
-      opened = await openDatabase(config.databaseUrl, config.dataDir);
-      await migrateToLatest(opened.db);
-      const adminToken = await resolveAdminToken(opened.db, config, clock);
-      const embedded = opened.engine === "pglite";
-      const demo = embedded && !config.noDemo ? await ensureDemo(opened.db, clock) : null;
-      return { adminToken, demo };
-    })(),
-    STARTUP_DATABASE_MS,
-    `no answer within ${STARTUP_DATABASE_MS / 1000} s`,
-  );
+  opened = await openDatabase(config.databaseUrl, config.dataDir);
+  if (opened.engine === "postgres") {
+    // A server that does not answer (filtered port, wrong host) would otherwise hang the start.
+    await within(
+      sql`select 1`.execute(opened.db),
+      STARTUP_DATABASE_MS,
+      `no answer within ${STARTUP_DATABASE_MS / 1000} s`,
+    );
+  }
+  await migrateToLatest(opened.db);
+  const adminToken = await resolveAdminToken(opened.db, config, clock);
+  const embedded = opened.engine === "pglite";
+  const demo = embedded && !config.noDemo ? await ensureDemo(opened.db, clock) : null;
+  started = { adminToken, demo };
 } catch (err) {
   fatal(`${where(config)} is not usable: ${messageOf(err)}`);
 }

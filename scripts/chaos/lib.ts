@@ -393,8 +393,12 @@ export class Tally {
     }
   }
 
-  print(title: string): void {
+  summary(): string {
     const parts = [...this.byStatus.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}: ${v}`);
-    console.log(`  ${title}: ${this.requests} requests; ${parts.join(", ")}`);
+    return `${this.requests} requests; ${parts.join(", ")}`;
+  }
+
+  print(title: string): void {
+    console.log(`  ${title}: ${this.summary()}`);
   }
 }
