@@ -59,6 +59,7 @@ await experiment("db-restart", 110_000, async () => {
   let loops = 0;
   let loopsAfterRestart = 0;
   let firstSuccessAfterUp = 0;
+  let lastToken = "";
 
   /** One step, retried while the answer is 503 / no answer / 429 (bounded by the stop flag). */
   async function step(label: string, send: () => Promise<Reply>): Promise<Reply> {
@@ -88,6 +89,7 @@ await experiment("db-restart", 110_000, async () => {
       const paired = await step("pair", () => pair(svc.base, projectId, name));
       if (paired.status !== 200) continue;
       const agent: Agent = agentOf(paired, name);
+      lastToken = agent.token;
       const call = (label: string, method: string, path: string, body?: unknown) =>
         step(label, () => request(svc.base, method, `/api${path}`, { token: agent.token, body }));
       const own = `src/${name}/module.ts`;
@@ -199,6 +201,10 @@ await experiment("db-restart", 110_000, async () => {
   );
 
   await invariants(pg.url, handedOff, acknowledged);
+  // The shutdown defect of issue 8: with PostgreSQL stopped under the service, SIGTERM must still end it.
+  await pg.stop();
+  const during = await request(svc.base, "GET", "/api/me", { token: lastToken });
+  check("with PostgreSQL stopped, GET /me answers 503", during.status === 503, `${during.status}`);
   await sigterm(svc);
 });
 
