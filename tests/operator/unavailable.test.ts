@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { toJson } from "@/db/tables/types.ts";
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
+import { JOB_HANDLERS, runPendingJobs } from "@/domain/jobs/run.ts";
 import { ADMIN_TOKEN, callOn, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
 
@@ -65,5 +67,43 @@ test("with the database gone, an API request answers 503 SERVICE_UNAVAILABLE wit
     assert.equal(res.body.error.code, "SERVICE_UNAVAILABLE");
     assert.equal(res.body.error.details.recovery.action, "RETRY_LATER");
     assert.ok(Number(res.headers.get("Retry-After")) > 0);
+  }
+});
+
+test("a job that loses its database connection keeps its attempts; a failing job counts one", async () => {
+  const e = await startTestEnv();
+  try {
+    JOB_HANDLERS["test.connection-lost"] = () => {
+      throw Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    };
+    JOB_HANDLERS["test.broken"] = () => {
+      throw new Error("handler bug");
+    };
+    const now = e.clock.now();
+    const lost = {
+      id: crypto.randomUUID(),
+      kind: "test.connection-lost",
+      payload: toJson({}),
+      created_at: now,
+    };
+    await e.db.insertInto("pending_jobs").values(lost).execute();
+    await assert.rejects(runPendingJobs({ db: e.db, clock: e.clock }), /ECONNRESET/);
+    const kept = await e.db.selectFrom("pending_jobs").selectAll().where("id", "=", lost.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(kept.attempts, 0);
+    assert.equal(kept.done_at, null);
+
+    await e.db.deleteFrom("pending_jobs").where("id", "=", lost.id).execute();
+    const broken = { id: crypto.randomUUID(), kind: "test.broken", payload: toJson({}), created_at: now };
+    await e.db.insertInto("pending_jobs").values(broken).execute();
+    await runPendingJobs({ db: e.db, clock: e.clock }, 1);
+    const counted = await e.db.selectFrom("pending_jobs").selectAll().where("id", "=", broken.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(counted.attempts, 1);
+    assert.equal(counted.last_error, "handler bug");
+  } finally {
+    delete JOB_HANDLERS["test.connection-lost"];
+    delete JOB_HANDLERS["test.broken"];
+    await e.close();
   }
 });
