@@ -1,5 +1,6 @@
 import type { Clock } from "@/clock.ts";
 import type { Db } from "@/db/database.ts";
+import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
@@ -31,10 +32,17 @@ export function startBackgroundWork(
         await pruneTables(deps);
       }
     } catch (err) {
-      console.error("background work failed:", err);
+      // Database down: one line per round (the jobs stay queued and run once it is back).
+      if (isDatabaseUnavailable(err)) {
+        console.error(`background work paused: database unavailable (${errorText(err)})`);
+      } else console.error("background work failed:", err);
     } finally {
       running = false;
     }
   }, intervalMs);
   return () => clearInterval(timer);
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

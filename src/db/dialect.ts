@@ -1,7 +1,7 @@
-import { Kysely, PGliteDialect } from "kysely";
+import { CompiledQuery, type Driver, Kysely, PGliteDialect } from "kysely";
 import { PGlite } from "@electric-sql/pglite";
 import { PostgresJSDialect } from "kysely-postgres-js";
-import postgres from "postgres";
+import postgres from "./postgres-js/index.js";
 import type { Database, Db } from "./database.ts";
 
 export type Engine = "pglite" | "postgres";
@@ -27,6 +27,11 @@ export async function openDatabase(
     const client = postgres(url, {
       max: 10,
       onnotice: () => {},
+      // A server that does not answer a connection attempt is given up after 5 s.
+      connect_timeout: 5,
+      // Reconnect attempts back off to at most 1 s apart (the default grows to 20 s), so the pool is
+      // back within about a second of the server.
+      backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
       // Keep timestamps as Date and int8/numeric as strings (the defaults), uniform with PGlite below.
       types: {
         // jsonb values arrive already serialized (`toJson`): send them as is. The default json
@@ -39,7 +44,7 @@ export async function openDatabase(
         },
       },
     });
-    const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: client }) });
+    const db = new Kysely<Database>({ dialect: new PostgresJSDialectFixed({ postgres: client }) });
     return {
       db,
       engine: "postgres",
@@ -67,4 +72,47 @@ export async function openDatabase(
       if (!pglite.closed) await pglite.close();
     },
   };
+}
+
+const ACQUIRE_TIMEOUT_MS = 5_000;
+
+/**
+ * kysely-postgres-js 5.0 on Kysely 0.29: when ROLLBACK fails (the connection is gone), Kysely's
+ * PostgresDriver calls a private discard method that the postgres.js connection lacks, and the
+ * `TypeError` it throws replaces the connection error (a 500 instead of a 503). Roll back plainly:
+ * the postgres.js pool replaces a closed connection by itself.
+ */
+class PostgresJSDialectFixed extends PostgresJSDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    // While the server is down, postgres.js keeps a connection request waiting through its reconnect
+    // attempts, so a request would hang for the whole outage. Give up on acquiring after a bound
+    // (a connection error: 503 with Retry-After) and hand back a connection that arrives later.
+    const acquire = driver.acquireConnection.bind(driver);
+    driver.acquireConnection = async (...args: Parameters<Driver["acquireConnection"]>) => {
+      const pending = acquire(...args);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        return await Promise.race([
+          pending,
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => {
+              reject(
+                Object.assign(new Error("no database connection within 5 s"), { code: "CONNECT_TIMEOUT" }),
+              );
+            }, ACQUIRE_TIMEOUT_MS);
+          }),
+        ]);
+      } catch (err) {
+        pending.then((connection) => driver.releaseConnection(connection), () => {});
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    driver.rollbackTransaction = async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw("rollback"));
+    };
+    return driver;
+  }
 }

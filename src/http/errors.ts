@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { isDatabaseUnavailable } from "@/db/unavailable.ts";
+import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
 
 export interface FieldError {
@@ -41,6 +42,32 @@ export function errorResponse(err: unknown, c: Context<AppEnv>): Response {
     return c.json(errorBody(status === 401 ? "UNAUTHORIZED" : "INTERNAL", err.message), status);
   }
   const requestId = c.get("requestId");
+  if (isDatabaseUnavailable(err)) return unavailable(err, c, requestId);
   console.error(`[${requestId}] unexpected error:`, err);
   return c.json(errorBody("INTERNAL", "Unexpected failure", { requestId }), 500);
+}
+
+/** Seconds a client waits before retrying while the database is unreachable. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The database is down, restarting or refusing connections: a transient `503 SERVICE_UNAVAILABLE`
+ * with `Retry-After` and recovery `RETRY_LATER` (the same request may be sent again), logged in one line.
+ */
+function unavailable(err: unknown, c: Context<AppEnv>, requestId: string | undefined): Response {
+  const reason = err instanceof Error ? err.message : String(err);
+  console.error(`[${requestId}] database unavailable: ${reason}`);
+  c.header("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  const endpoint = `${c.req.method} ${c.req.path.replace(/^\/(api|svc)(?=\/)/, "")}`;
+  return c.json(
+    errorBody("SERVICE_UNAVAILABLE", "The service cannot reach its database right now; retry later", {
+      requestId,
+      recovery: recovery(
+        "RETRY_LATER",
+        endpoint,
+        `Send the same request again after ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds (Retry-After)`,
+      ),
+    }),
+    503,
+  );
 }

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { callerSituationOnce, metaContextOf } from "@/domain/context/silence.ts";
 
@@ -21,7 +22,8 @@ export async function metaContextFor(ctx: ActorCtx): Promise<Record<string, unkn
     const context = metaContextOf(situation);
     return Object.keys(context).length > 0 ? context : undefined;
   } catch (err) {
-    console.error("meta.context unavailable:", err);
+    // The database is down: the request itself answers 503 and logs it; no stack here.
+    if (!isDatabaseUnavailable(err)) console.error("meta.context unavailable:", err);
     return undefined;
   }
 }

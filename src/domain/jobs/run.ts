@@ -1,5 +1,6 @@
 import type { Clock } from "@/clock.ts";
 import type { Db, Trx } from "@/db/database.ts";
+import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 
 /**
  * A job handler: runs one pending job's payload inside the transaction that marks it done, so its
@@ -37,8 +38,9 @@ export async function runPendingJobs(deps: { db: Db; clock: Clock }, max = 20): 
         .where("id", "=", job.id).execute();
       return true;
     }).catch((err) => {
-      // The handler failed and its transaction rolled back: count the attempt outside it.
-      if (current === null) throw err;
+      // The handler failed and its transaction rolled back: count the attempt outside it. A lost
+      // database connection is not the job's fault: leave its attempts alone, it runs again later.
+      if (current === null || isDatabaseUnavailable(err)) throw err;
       failedJob = { id: current, error: err instanceof Error ? err.message : String(err) };
       return true;
     });

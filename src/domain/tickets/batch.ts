@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { createTicket, type CreateTicketFields } from "./create.ts";
@@ -56,6 +57,8 @@ export async function createBatch(ctx: ActorCtx, rows: BatchRow[]) {
         ...(outcome.kind === "idempotent" ? { idempotent: true as const } : {}),
       });
     } catch (err) {
+      // The database went away: the whole request fails with 503 rather than every row with INTERNAL.
+      if (isDatabaseUnavailable(err)) throw err;
       if (!(err instanceof DomainError)) console.error(`ticket batch row ${index} failed:`, err);
       const refusal = err instanceof DomainError
         ? err
