@@ -7,6 +7,7 @@ import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { closeSessions } from "@/domain/sessions/close.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
+import { upsertArtifact } from "@/domain/tickets/artifacts.ts";
 import { resolveTicketRef } from "@/domain/tickets/refs.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
 import { appendReviewHistory, observedConflict } from "@/domain/tickets/workflow.ts";
@@ -63,45 +64,29 @@ export interface HandoffResult {
 }
 
 /**
- * Stores one handed-off artifact on the ticket, as POST /ticket/{id}/artifacts does: the same type and
- * URL already on the ticket is updated in place; a commit is stored `closed`, anything else `open`.
+ * Stores one handed-off artifact on the ticket with the upsert POST /ticket/{id}/artifacts uses: the same
+ * type and URL already on the ticket is updated in place; a commit is stored `closed`, anything else `open`.
  */
 async function storeArtifact(
   trx: Trx,
   at: { projectId: string; agentId: string; ticketId: string; now: Date },
   a: HandoffArtifact,
 ): Promise<void> {
-  const existing = await trx.selectFrom("ticket_artifacts").select("id").where("ticket_id", "=", at.ticketId)
-    .where("type", "=", a.type).where("url", "=", a.url).orderBy("created_at").limit(1).executeTakeFirst();
-  let id = existing?.id;
-  if (id) {
-    await trx.updateTable("ticket_artifacts").set({
-      ...(a.ref !== undefined ? { ref: a.ref } : {}),
-      ...(a.title !== undefined ? { title: a.title } : {}),
-      ...(a.metadata !== undefined ? { metadata: toJson(a.metadata) } : {}),
-      updated_at: at.now,
-    }).where("id", "=", id).execute();
-  } else {
-    id = crypto.randomUUID();
-    await trx.insertInto("ticket_artifacts").values({
-      id,
-      ticket_id: at.ticketId,
-      type: a.type,
-      url: a.url,
-      ref: a.ref ?? null,
-      title: a.title ?? null,
-      metadata: toJson(a.metadata ?? {}),
-      status: a.type === "commit" ? "closed" : "open",
-      agent_id: at.agentId,
-      created_at: at.now,
-      updated_at: at.now,
-    }).execute();
-  }
+  const { row, created } = await upsertArtifact(trx, {
+    ticketId: at.ticketId,
+    agentId: at.agentId,
+    now: at.now,
+    type: a.type,
+    url: a.url,
+    ref: a.ref,
+    title: a.title,
+    metadata: a.metadata,
+  });
   await recordEvent(trx, {
     projectId: at.projectId,
-    kind: existing ? "artifact.updated" : "artifact.added",
+    kind: created ? "artifact.added" : "artifact.updated",
     entityType: "artifact",
-    entityId: id,
+    entityId: row.id,
     agentId: at.agentId,
     data: { ticketId: at.ticketId, type: a.type, url: a.url, by: "handoff" },
     now: at.now,
