@@ -40,8 +40,20 @@ const provider: MigrationProvider = {
 
 /** Brings the schema up to date; throws with the failing migration's error. */
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  await migrate(db, (m) => m.migrateToLatest());
+}
+
+/** Brings the schema up to the migration `name` (tests of a migration's data step). */
+export async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
+  await migrate(db, (m) => m.migrateTo(name));
+}
+
+async function migrate(
+  db: Kysely<Database>,
+  run: (migrator: Migrator) => ReturnType<Migrator["migrateToLatest"]>,
+): Promise<void> {
   const migrator = new Migrator({ db: db as unknown as Kysely<unknown>, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   const failed = results?.find((r) => r.status === "Error");
   if (error) {
     const name = failed ? ` "${failed.migrationName}"` : "";
