@@ -1,12 +1,12 @@
 import { sql } from "kysely";
-import type { Trx } from "@/db/database.ts";
+import type { DbOrTrx, Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { closeSessions } from "@/domain/sessions/close.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import { upsertArtifact } from "@/domain/tickets/artifacts.ts";
 import { resolveTicketRef } from "@/domain/tickets/refs.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
@@ -93,6 +93,13 @@ async function storeArtifact(
   });
 }
 
+/** Whether the session already has its DONE entry (HAND-040: a repeat answers `duplicate: true`). */
+async function hasDone(db: DbOrTrx, sessionId: string): Promise<boolean> {
+  const done = await db.selectFrom("ledger_entries").select("id").where("session_id", "=", sessionId)
+    .where("type", "=", "DONE").limit(1).executeTakeFirst();
+  return done !== undefined;
+}
+
 /**
  * POST /handoff. Validates everything first, then writes in ONE transaction: artifacts, the diffStat
  * PROGRESS entry, the single ticket move (compare-and-swap on the observed status and assignee), the
@@ -109,9 +116,9 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
       recovery: recovery("PROVIDE_SESSION_ID", "GET /me", "Use your own sessionId (GET /me returns it)"),
     });
   }
-  const done = await db.selectFrom("ledger_entries").select("id").where("session_id", "=", session.id)
-    .where("type", "=", "DONE").limit(1).executeTakeFirst();
-  if (done) return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
+  if (await hasDone(db, session.id)) {
+    return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
+  }
   if (!OPEN_SESSION_STATUSES.includes(session.status)) {
     throw fail.conflict(`Cannot hand off session "${session.id}": it is already ${session.status}`, {
       sessionStatus: session.status,
@@ -377,7 +384,15 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
       modulesDone: await countModulesDone(trx, actor.projectId),
       nextAction: await nextActionAfterHandoff(trx, { projectId: actor.projectId, agentId: actor.agentId }),
     };
+  }).catch(async (err) => {
+    // A concurrent handoff of the same session won the race (its commit moved the ticket or closed the
+    // session under this one, which rolled back): answer as the repeat would (HAND-040), not 409.
+    if (err instanceof DomainError && err.status === 409 && await hasDone(db, session.id)) return null;
+    throw err;
   });
+  if (written === null) {
+    return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
+  }
 
   const suggestions: string[] = [];
   if (ticket && artifacts.length === 0 && !ticket.no_artifact) {
