@@ -13,6 +13,7 @@ import * as m0009 from "./migrations/0009_shared.ts";
 import * as m0010 from "./migrations/0010_context.ts";
 import * as m0011 from "./migrations/0011_ticket_activity.ts";
 import * as m0012 from "./migrations/0012_instances.ts";
+import * as m0013 from "./migrations/0013_races.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "0010_context": m0010,
   "0011_ticket_activity": m0011,
   "0012_instances": m0012,
+  "0013_races": m0013,
 };
 
 const provider: MigrationProvider = {
@@ -40,8 +42,20 @@ const provider: MigrationProvider = {
 
 /** Brings the schema up to date; throws with the failing migration's error. */
 export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
+  await migrate(db, (m) => m.migrateToLatest());
+}
+
+/** Brings the schema up to the migration `name` (tests of a migration's data step). */
+export async function migrateTo(db: Kysely<Database>, name: string): Promise<void> {
+  await migrate(db, (m) => m.migrateTo(name));
+}
+
+async function migrate(
+  db: Kysely<Database>,
+  run: (migrator: Migrator) => ReturnType<Migrator["migrateToLatest"]>,
+): Promise<void> {
   const migrator = new Migrator({ db: db as unknown as Kysely<unknown>, provider });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   const failed = results?.find((r) => r.status === "Error");
   if (error) {
     const name = failed ? ` "${failed.migrationName}"` : "";

@@ -9,7 +9,6 @@ import {
 import type { LedgerType } from "@/db/tables/work.ts";
 import { getContext } from "@/domain/context/build.ts";
 import { contextMore } from "@/domain/context/more.ts";
-import { issueRefreshedToken } from "@/domain/sessions/refresh.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok, okSerialized } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
@@ -88,7 +87,7 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
   // meta.context is typed loosely in the shared Meta schema; its documented shape is this component.
   api.openAPIRegistry.register("MetaContext", MetaContext);
   handle(api, contextRoute, async ({ c, ctx, query }) => {
-    const { data, metaContext } = await getContext(ctx, {
+    const { data, metaContext, refreshedToken } = await getContext(ctx, {
       compact: query.compact ?? false,
       ledgerLimit: query.ledger_limit,
       threadLimit: query.thread_limit,
@@ -107,7 +106,6 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
       headerPlatform: c.req.header("x-svc-platform"),
     });
     c.set("metaContext", metaContext);
-    const refreshedToken = await issueRefreshedToken(ctx);
     const dataJson = JSON.stringify(data);
     const responseBytes = new TextEncoder().encode(dataJson).length;
     return okSerialized(c, dataJson, { responseBytes, ...(refreshedToken ? { refreshedToken } : {}) });

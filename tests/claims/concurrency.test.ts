@@ -29,6 +29,15 @@ test("CLAIM-023 fifty concurrent claims of one file by different agents give exa
     .where("project_id", "=", projectId).where("released_at", "is", null).executeTakeFirstOrThrow();
   // One winner: the contended file and the winner's own file; every loser claimed nothing.
   assert.equal(live.n, 2);
+  // Invariant: one live holder row for the contended file, and it is the winner's.
+  const winner = statuses.indexOf(200);
+  const holders = await db.selectFrom("claim_files as f").innerJoin("claims as c", "c.id", "f.claim_id")
+    .innerJoin("agents as a", "a.id", "c.agent_id").select("a.name").where("f.project_id", "=", projectId)
+    .where("f.file", "=", "src/contended.ts").where("f.released_at", "is", null).execute();
+  assert.deepEqual(holders.map((h) => h.name), [`racer-${winner}`]);
+  const check = await call("GET", "/claim/check?files=src/contended.ts", { token: keys[0]! });
+  assert.equal(check.status, 200, check.text);
+  assert.equal(check.body.data.files[0].available, false);
 });
 
 test("CLAIM-023 concurrent overlapping multi-file claims in opposite orders never deadlock into a 500", async () => {

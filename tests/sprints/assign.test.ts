@@ -109,15 +109,24 @@ test("SPRINT-041 concurrent requests with one idempotencyKey apply once", async 
   const { agent, sprint, ticket } = await setup();
   const results = await Promise.all(
     Array.from(
-      { length: 4 },
+      { length: 10 },
       () => assign(agent.token, { ticketId: ticket.id, sprintId: sprint.id, idempotencyKey: "same" }),
     ),
   );
   assert.ok(results.every((r) => r.status === 200), results.map((r) => r.text).join("\n"));
+  // The same answer everywhere: the first result, replayed (header) to every other request.
+  for (const r of results) {
+    assert.deepEqual(r.body.data, { ticketId: ticket.id, sprintId: sprint.id, action: "assigned" });
+  }
+  assert.equal(results.filter((r) => r.headers.get("Idempotent-Replayed") === null).length, 1);
   const { db } = await env();
   const events = await db.selectFrom("events").select("kind").where("entity_id", "=", ticket.id)
     .where("kind", "=", "sprint.ticket_assigned").execute();
   assert.equal(events.length, 1);
+  assert.equal(await ticketSprint(ticket.id), sprint.id);
+  const records = await db.selectFrom("idempotency_records").select("key").where("key", "=", "same")
+    .where("scope", "like", `%${agent.agentId}`).execute();
+  assert.equal(records.length, 1);
 });
 
 test("SPRINT-044 CONV-029 a malformed sprintId (or a sprint number) answers 400 with recovery LIST_SPRINTS", async () => {

@@ -41,14 +41,24 @@ test("TKT-002 numbers increase per project and are independent between projects"
   assert.equal(b1.number, 1);
 });
 
-test("TKT-002 concurrent creates give consecutive numbers 1..20 without gaps or duplicates", async () => {
+test("TKT-002 concurrent creates give consecutive numbers 1..30 without gaps or duplicates", async () => {
   const s = await setup();
   const results = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => post(s.agent.token, ticketBody({ title: `Parallel ${i}` }))),
+    Array.from({ length: 30 }, (_, i) => post(s.agent.token, ticketBody({ title: `Parallel ${i}` }))),
   );
   for (const r of results) assert.equal(r.status, 201, r.text);
   const numbers = results.map((r) => r.body.data.number).sort((x, y) => x - y);
-  assert.deepEqual(numbers, Array.from({ length: 20 }, (_, i) => i + 1));
+  const expected = Array.from({ length: 30 }, (_, i) => i + 1);
+  assert.deepEqual(numbers, expected);
+  // Invariant in the database: 30 rows numbered 1..30, each once, and the sequence at 30.
+  const { db } = await env();
+  const rows = await db.selectFrom("tickets").select(["id", "number"]).where("project_id", "=", s.projectId)
+    .orderBy("number").execute();
+  assert.deepEqual(rows.map((r) => r.number), expected);
+  assert.deepEqual(rows.map((r) => r.id).sort(), results.map((r) => r.body.data.id).sort());
+  const project = await db.selectFrom("projects").select("ticket_seq").where("id", "=", s.projectId)
+    .executeTakeFirstOrThrow();
+  assert.equal(project.ticket_seq, 30);
 });
 
 test("TKT-118 concurrent creates with one idempotencyKey give one ticket", async () => {
@@ -61,11 +71,18 @@ test("TKT-118 concurrent creates with one idempotencyKey give one ticket", async
   assert.equal(repeats.length, 7);
   for (const r of repeats) {
     assert.equal(r.body.data.id, created[0]!.body.data.id);
+    assert.equal(r.body.data.number, created[0]!.body.data.number);
+    assert.equal(r.body.data.createdAt, created[0]!.body.data.createdAt);
     assert.equal(r.body.data.idempotent, true);
   }
   const { db } = await env();
   const rows = await db.selectFrom("tickets").select("id").where("project_id", "=", s.projectId).execute();
   assert.equal(rows.length, 1);
+  const events = await db.selectFrom("events").select("entity_id").where("project_id", "=", s.projectId)
+    .where("kind", "=", "ticket.created").execute();
+  assert.equal(events.length, 1, "one effect");
+  // The repeats gave their numbers back: the next ticket is number 2.
+  assert.equal((await create(s.agent.token)).number, 2);
 });
 
 test("TKT-118 a repeated idempotencyKey answers 200 { id, status, createdAt, idempotent, url, nextAction } and creates nothing", async () => {

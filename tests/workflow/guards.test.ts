@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { admin, test } from "../helpers/mod.ts";
+import { admin, env, test } from "../helpers/mod.ts";
 import { ticketRow } from "../helpers/fixtures.ts";
 import { board, HANDOFF, logTested, patch, ticket } from "./fixtures.ts";
 
@@ -188,7 +188,20 @@ test("TKT-097 guard 6: twenty concurrent status writes from the same status give
   );
   assert.equal(mixed.filter((r) => r.status === 200).length, 1, mixed.map((r) => r.status).join(","));
   assert.equal(mixed.filter((r) => r.status === 409).length, 19);
-  assert.ok(targets.includes((await ticketRow(v.id)).status));
+  const won = mixed.find((r) => r.status === 200)!.body.data.status;
+  assert.ok(targets.includes(won));
+  assert.equal((await ticketRow(v.id)).status, won);
+  for (const r of mixed.filter((r) => r.status === 409)) {
+    assert.equal(r.body.error.details.observedStatus, won);
+    assert.equal(r.body.error.details.recovery.action, "REFRESH_TICKET_STATE");
+  }
+  // Invariant: one status transition recorded per ticket (one ticket.moved event, from in_progress).
+  const { db } = await env();
+  for (const [id, to] of [[u.id, "blocked"], [v.id, won]]) {
+    const moves = await db.selectFrom("events").select("data").where("entity_id", "=", id)
+      .where("kind", "=", "ticket.moved").execute();
+    assert.deepEqual(moves.map((m) => [m.data.from, m.data.to]), [["in_progress", to]]);
+  }
 });
 
 test("TKT-097 guard 6: a stale expectedStatus answers 409 and writes nothing", async () => {

@@ -5,7 +5,7 @@ import { EVENTS_POLL_INTERVAL_SECONDS } from "@/domain/events/feed.ts";
 import { workqueue } from "@/domain/projects/overview.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { boardColumns, REVIEW_STATUSES, reviewColumn } from "@/domain/tickets/workflow.ts";
-import { deliverNotifications, recordContextCall, skillVersion } from "./agent-state.ts";
+import { recordCallAndDeliver, skillVersion } from "./agent-state.ts";
 import { COMPACT_BRIEF_CHARS, contextBrief, FULL_BRIEF_CHARS } from "./brief.ts";
 import { claimsOverview, collisionWarnings } from "./claims.ts";
 import { contextDocuments } from "./documents.ts";
@@ -27,6 +27,7 @@ import {
 import { reviewPage, yourReviews } from "./reviews.ts";
 import { contextScalars } from "./scalars.ts";
 import { staleTickets } from "@/domain/ledger/stale.ts";
+import { issueRefreshedToken } from "@/domain/sessions/refresh.ts";
 import { callerSituationOnce, metaContextOf } from "./silence.ts";
 import { threadPage, type ThreadStatusFilter } from "./threads.ts";
 import { writePayloadSchemas } from "./write-schemas.ts";
@@ -97,8 +98,6 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
     connected,
     situation,
     stale,
-    skillState,
-    notes,
   ] = await Promise.all([
     contextScalars(db, {
       projectId: actor.projectId,
@@ -175,30 +174,15 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       now,
     }).then((s) => ({ ...s })),
     staleTickets(db, actor.projectId, now, STALE_TICKETS_SHOWN),
-    skillVersion().then(async (version) => ({
-      version,
-      // Writes: remember what the caller saw, deliver (mark read) the notifications shown.
-      previous: await recordContextCall(db, {
-        agentId: actor.agentId,
-        subAgentName: actor.subAgentName,
-        projectId: actor.projectId,
-        briefVersion: project.brief_version,
-        skillVersion: version,
-        now,
-      }),
-    })),
-    deliverNotifications(db, actor.agentId, updatesLimit, now),
   ]);
   const { agent, reviewTotal } = scalars;
   const envRow = scalars.env;
   const cursor = encodeEventCursor(actor.projectId, scalars.head);
-  const skill = skillState.version;
-  const previous = skillState.previous;
 
   // Second round: what depends on the active ticket.
   const expected = activeRow?.expected_files ?? [];
   const ownFiles = claims.open.filter((c) => c.isSelf).map((c) => c.file);
-  const [pinned, collisions, tested] = await Promise.all([
+  const [pinned, collisions, tested, skill, refreshedToken] = await Promise.all([
     compact && activeRow && shownLedger > 0
       ? pinnedContextEntries(db, actor.projectId, activeRow.id)
       : Promise.resolve([]),
@@ -212,9 +196,23 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       ? db.selectFrom("ledger_entries").select("id").where("ticket_id", "=", activeRow.id)
         .where("type", "in", ["TESTED", "VERIFIED"]).limit(1).executeTakeFirst()
       : Promise.resolve(undefined),
+    skillVersion(),
+    // A replacement token near the 7-day limit (meta.refreshedToken). Issued before the delivery below:
+    // if the answer then fails, it is an unused replacement (revoked by the next refresh), not a loss.
+    issueRefreshedToken(ctx),
   ]);
 
-  const delivered = { previous, notes };
+  // Last, and only once every read succeeded: the writes of this call (what the caller has now seen,
+  // the notifications delivered), in one statement. Nothing after it can fail but building the body.
+  const delivered = await recordCallAndDeliver(db, {
+    agentId: actor.agentId,
+    subAgentName: actor.subAgentName,
+    projectId: actor.projectId,
+    briefVersion: project.brief_version,
+    skillVersion: skill,
+    limit: updatesLimit,
+    now,
+  });
 
   const updates: Array<Record<string, unknown>> = [];
   const briefChanged = delivered.previous.calls > 0 &&
@@ -231,8 +229,8 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
       createdAt: (project.brief_updated_at ?? now).toISOString(),
     });
   }
+  // Every delivered notification is shown: the statement above left a slot for the brief item.
   for (const n of delivered.notes) {
-    if (updates.length >= updatesLimit) break;
     updates.push({
       id: n.id,
       kind: n.kind,
@@ -476,5 +474,5 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
     documents: contextDocuments(project.brief ?? {}, compact, ctx.publicUrl),
     mcpUrl: `${ctx.publicUrl}/mcp`,
   };
-  return { data, metaContext: metaContextOf(situation) };
+  return { data, metaContext: metaContextOf(situation), refreshedToken };
 }

@@ -1,12 +1,13 @@
 import { sql } from "kysely";
-import type { Trx } from "@/db/database.ts";
+import type { DbOrTrx, Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { closeSessions } from "@/domain/sessions/close.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import { upsertArtifact } from "@/domain/tickets/artifacts.ts";
 import { resolveTicketRef } from "@/domain/tickets/refs.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
 import { appendReviewHistory, observedConflict } from "@/domain/tickets/workflow.ts";
@@ -63,49 +64,40 @@ export interface HandoffResult {
 }
 
 /**
- * Stores one handed-off artifact on the ticket, as POST /ticket/{id}/artifacts does: the same type and
- * URL already on the ticket is updated in place; a commit is stored `closed`, anything else `open`.
+ * Stores one handed-off artifact on the ticket with the upsert POST /ticket/{id}/artifacts uses: the same
+ * type and URL already on the ticket is updated in place; a commit is stored `closed`, anything else `open`.
  */
 async function storeArtifact(
   trx: Trx,
   at: { projectId: string; agentId: string; ticketId: string; now: Date },
   a: HandoffArtifact,
 ): Promise<void> {
-  const existing = await trx.selectFrom("ticket_artifacts").select("id").where("ticket_id", "=", at.ticketId)
-    .where("type", "=", a.type).where("url", "=", a.url).orderBy("created_at").limit(1).executeTakeFirst();
-  let id = existing?.id;
-  if (id) {
-    await trx.updateTable("ticket_artifacts").set({
-      ...(a.ref !== undefined ? { ref: a.ref } : {}),
-      ...(a.title !== undefined ? { title: a.title } : {}),
-      ...(a.metadata !== undefined ? { metadata: toJson(a.metadata) } : {}),
-      updated_at: at.now,
-    }).where("id", "=", id).execute();
-  } else {
-    id = crypto.randomUUID();
-    await trx.insertInto("ticket_artifacts").values({
-      id,
-      ticket_id: at.ticketId,
-      type: a.type,
-      url: a.url,
-      ref: a.ref ?? null,
-      title: a.title ?? null,
-      metadata: toJson(a.metadata ?? {}),
-      status: a.type === "commit" ? "closed" : "open",
-      agent_id: at.agentId,
-      created_at: at.now,
-      updated_at: at.now,
-    }).execute();
-  }
+  const { row, created } = await upsertArtifact(trx, {
+    ticketId: at.ticketId,
+    agentId: at.agentId,
+    now: at.now,
+    type: a.type,
+    url: a.url,
+    ref: a.ref,
+    title: a.title,
+    metadata: a.metadata,
+  });
   await recordEvent(trx, {
     projectId: at.projectId,
-    kind: existing ? "artifact.updated" : "artifact.added",
+    kind: created ? "artifact.added" : "artifact.updated",
     entityType: "artifact",
-    entityId: id,
+    entityId: row.id,
     agentId: at.agentId,
     data: { ticketId: at.ticketId, type: a.type, url: a.url, by: "handoff" },
     now: at.now,
   });
+}
+
+/** Whether the session already has its DONE entry (HAND-040: a repeat answers `duplicate: true`). */
+async function hasDone(db: DbOrTrx, sessionId: string): Promise<boolean> {
+  const done = await db.selectFrom("ledger_entries").select("id").where("session_id", "=", sessionId)
+    .where("type", "=", "DONE").limit(1).executeTakeFirst();
+  return done !== undefined;
 }
 
 /**
@@ -124,9 +116,9 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
       recovery: recovery("PROVIDE_SESSION_ID", "GET /me", "Use your own sessionId (GET /me returns it)"),
     });
   }
-  const done = await db.selectFrom("ledger_entries").select("id").where("session_id", "=", session.id)
-    .where("type", "=", "DONE").limit(1).executeTakeFirst();
-  if (done) return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
+  if (await hasDone(db, session.id)) {
+    return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
+  }
   if (!OPEN_SESSION_STATUSES.includes(session.status)) {
     throw fail.conflict(`Cannot hand off session "${session.id}": it is already ${session.status}`, {
       sessionStatus: session.status,
@@ -392,7 +384,15 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
       modulesDone: await countModulesDone(trx, actor.projectId),
       nextAction: await nextActionAfterHandoff(trx, { projectId: actor.projectId, agentId: actor.agentId }),
     };
+  }).catch(async (err) => {
+    // A concurrent handoff of the same session won the race (its commit moved the ticket or closed the
+    // session under this one, which rolled back): answer as the repeat would (HAND-040), not 409.
+    if (err instanceof DomainError && err.status === 409 && await hasDone(db, session.id)) return null;
+    throw err;
   });
+  if (written === null) {
+    return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
+  }
 
   const suggestions: string[] = [];
   if (ticket && artifacts.length === 0 && !ticket.no_artifact) {

@@ -42,6 +42,13 @@ const newCodeRecovery = recovery(
   "Ask a project admin (or your orchestrator, POST /pair/code) for a new pairing code",
 );
 
+/** The code was consumed by a concurrent request after this one read it (rolled back, then retried once). */
+class LostRace extends Error {
+  constructor() {
+    super("pairing code consumed concurrently");
+  }
+}
+
 function invalidCode(): DomainError {
   return new DomainError(401, "INVALID_CODE", "Pairing code is unknown, expired, used or invalidated", {
     recovery: newCodeRecovery,
@@ -64,7 +71,15 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
         "Retry-After": String(retryAfter),
       });
     }
-    return await connectWithCode(ctx, input, now);
+    try {
+      return await connectWithCode(ctx, input, now);
+    } catch (err) {
+      if (!(err instanceof LostRace)) throw err;
+      // A concurrent request consumed the code between this one's read and its write: judge this one
+      // again on the code as it is now, as if it had come second (a reconnect of the same agent, or a
+      // strike and INVALID_CODE for another one).
+      return await connectWithCode(ctx, input, now);
+    }
   } catch (err) {
     if (err instanceof DomainError) throw err;
     console.error("pairing unavailable:", err);
@@ -145,7 +160,7 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
     if (!reconnect) {
       const consumed = await trx.updateTable("pairing_codes").set({ first_used_at: now })
         .where("id", "=", code.id).where("first_used_at", "is", null).returning("id").executeTakeFirst();
-      if (!consumed) throw invalidCode();
+      if (!consumed) throw new LostRace();
     }
     const agent = reconnect
       ? await trx.selectFrom("agents").selectAll().where("id", "=", code.consumed_by_agent_id!)

@@ -1,4 +1,5 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
+import type { Trx } from "@/db/database.ts";
 import type { TicketArtifactsTable } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { recordEvent } from "@/domain/events/record.ts";
@@ -68,6 +69,49 @@ function assertMayEdit(ctx: ActorCtx, ticket: TicketRow): void {
 }
 
 /**
+ * Records an artifact on a ticket in ONE statement: the ticket's artifact with the same type and URL
+ * (unique index `ticket_artifacts_key`) is updated in place, the fields sent replacing the stored ones;
+ * otherwise a new one is inserted, `closed` for a commit and `open` for anything else unless a status is
+ * sent. Concurrent records of one artifact leave one row (the index, not a read-then-write). Used by
+ * POST /ticket/{id}/artifacts and POST /handoff. `created` tells whether the row is new.
+ */
+export async function upsertArtifact(
+  trx: Trx,
+  input: AddArtifactInput & { ticketId: string; agentId: string; now: Date },
+): Promise<{ row: Selectable<TicketArtifactsTable>; created: boolean }> {
+  const stored = await trx.insertInto("ticket_artifacts").values({
+    id: crypto.randomUUID(),
+    ticket_id: input.ticketId,
+    type: input.type,
+    url: input.url,
+    ref: input.ref ?? null,
+    title: input.title ?? null,
+    metadata: toJson(input.metadata ?? {}),
+    status: input.status ?? (input.type === "commit" ? "closed" : "open"),
+    agent_id: input.agentId,
+    created_at: input.now,
+    updated_at: input.now,
+  }).onConflict((oc) =>
+    oc.expression(sql`ticket_id, type, md5(url)`).doUpdateSet((eb) => ({
+      ...(input.ref !== undefined ? { ref: eb.ref("excluded.ref") } : {}),
+      ...(input.title !== undefined ? { title: eb.ref("excluded.title") } : {}),
+      ...(input.metadata !== undefined ? { metadata: eb.ref("excluded.metadata") } : {}),
+      ...(input.status !== undefined ? { status: eb.ref("excluded.status") } : {}),
+      updated_at: eb.ref("excluded.updated_at"),
+    })).whereRef("ticket_artifacts.url", "=", "excluded.url")
+  ).returningAll().returning(sql<boolean>`xmax = 0`.as("inserted")).executeTakeFirst();
+  // Only a different URL with the same md5 on this ticket and type gets here (no row inserted or updated).
+  if (!stored) {
+    throw fail.conflict("Another artifact of this ticket has a URL with the same hash; use a different URL", {
+      type: input.type,
+      url: input.url,
+    });
+  }
+  const { inserted, ...row } = stored;
+  return { row, created: inserted };
+}
+
+/**
  * POST /ticket/{ticketId}/artifacts (design: TKT-194). An artifact with the same type and URL on the
  * ticket is updated in place (sent fields replace) instead of duplicated: `created` tells which.
  */
@@ -77,43 +121,22 @@ export async function addArtifact(ctx: ActorCtx, ticketRef: string, input: AddAr
   return await ctx.db.transaction().execute(async (trx) => {
     const ticket = await ticketByPathId(trx, ctx.actor.projectId, ticketRef);
     assertMayEdit(ctx, ticket);
-    const existing = await trx.selectFrom("ticket_artifacts").select("id").where("ticket_id", "=", ticket.id)
-      .where("type", "=", input.type).where("url", "=", input.url).orderBy("created_at").limit(1)
-      .executeTakeFirst();
-    let row: Selectable<TicketArtifactsTable>;
-    if (existing) {
-      row = await trx.updateTable("ticket_artifacts").set({
-        ...(input.ref !== undefined ? { ref: input.ref } : {}),
-        ...(input.title !== undefined ? { title: input.title } : {}),
-        ...(input.metadata !== undefined ? { metadata: toJson(input.metadata) } : {}),
-        ...(input.status !== undefined ? { status: input.status } : {}),
-        updated_at: now,
-      }).where("id", "=", existing.id).returningAll().executeTakeFirstOrThrow();
-    } else {
-      row = await trx.insertInto("ticket_artifacts").values({
-        id: crypto.randomUUID(),
-        ticket_id: ticket.id,
-        type: input.type,
-        url: input.url,
-        ref: input.ref ?? null,
-        title: input.title ?? null,
-        metadata: toJson(input.metadata ?? {}),
-        status: input.status ?? (input.type === "commit" ? "closed" : "open"),
-        agent_id: ctx.actor.agentId,
-        created_at: now,
-        updated_at: now,
-      }).returningAll().executeTakeFirstOrThrow();
-    }
+    const { row, created } = await upsertArtifact(trx, {
+      ticketId: ticket.id,
+      agentId: ctx.actor.agentId,
+      now,
+      ...input,
+    });
     await recordEvent(trx, {
       projectId: ctx.actor.projectId,
-      kind: existing ? "artifact.updated" : "artifact.added",
+      kind: created ? "artifact.added" : "artifact.updated",
       entityType: "artifact",
       entityId: row.id,
       agentId: ctx.actor.agentId,
       data: { ticketId: ticket.id, type: row.type, url: row.url, status: row.status },
       now,
     });
-    return { artifact: toArtifact(row), created: !existing };
+    return { artifact: toArtifact(row), created };
   });
 }
 
