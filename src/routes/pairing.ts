@@ -70,7 +70,7 @@ export const pairPromptRoute = defineRoute({
   description:
     "No Authorization header. Every answer is text/plain. 200: a prompt to paste into the agent: the " +
     "project, the exact POST /pair/connect call (with a password placeholder when the project has one), " +
-    "how to send the session token, and the work loop. 400 when code is missing. 404 with one fixed text " +
+    "how to send the session token, and the work loop. 400 when code is missing or repeated. 404 with one fixed text " +
     "when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the " +
     "project is never revealed). 429 (Retry-After) beyond " + PROMPT_LOOKUPS_PER_IP + " look-ups per " +
     "5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.",
@@ -113,5 +113,13 @@ export function registerPairing(api: OpenAPIHono<AppEnv>): void {
     const answer = await pairingPrompt(serviceCtx(c.get("deps")), code, clientIp(c));
     if (answer.retryAfterSeconds !== undefined) c.header("Retry-After", String(answer.retryAfterSeconds));
     return c.text(answer.text, answer.status);
+  }, (result, c) => {
+    // Every answer of this route is text/plain, its validation failures too (a repeated `code`).
+    if (result.success) return undefined;
+    return c.text(
+      "Invalid query: send one code. Use GET /api/pair/prompt?code=<pairing code>; ask a project admin or " +
+        "your orchestrator for a code.\n",
+      400,
+    );
   });
 }
