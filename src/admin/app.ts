@@ -59,7 +59,7 @@ const schemas = {
   clock: z.object({ advanceMs: z.number().int().min(0) }),
 };
 
-async function parse<T extends z.ZodType>(schema: T, req: Request): Promise<z.output<T>> {
+async function parse<T extends z.ZodType>(schema: T, req: { text(): Promise<string> }): Promise<z.output<T>> {
   let raw: unknown;
   try {
     const text = await req.text();
@@ -95,20 +95,20 @@ export function adminApp(): Hono<AppEnv> {
 
   admin.post(
     "/orgs",
-    async (c) => ok(c, await operator.createOrg(ctx(c), await parse(schemas.org, c.req.raw)), 201),
+    async (c) => ok(c, await operator.createOrg(ctx(c), await parse(schemas.org, c.req)), 201),
   );
   admin.patch(
     "/orgs/:orgId",
     async (c) =>
-      ok(c, await operator.updateOrg(ctx(c), c.req.param("orgId"), await parse(schemas.orgPatch, c.req.raw))),
+      ok(c, await operator.updateOrg(ctx(c), c.req.param("orgId"), await parse(schemas.orgPatch, c.req))),
   );
   admin.post(
     "/users",
-    async (c) => ok(c, await operator.createUser(ctx(c), await parse(schemas.user, c.req.raw)), 201),
+    async (c) => ok(c, await operator.createUser(ctx(c), await parse(schemas.user, c.req)), 201),
   );
   admin.post(
     "/projects",
-    async (c) => ok(c, await operator.createProject(ctx(c), await parse(schemas.project, c.req.raw)), 201),
+    async (c) => ok(c, await operator.createProject(ctx(c), await parse(schemas.project, c.req)), 201),
   );
   admin.patch(
     "/projects/:projectId",
@@ -118,7 +118,7 @@ export function adminApp(): Hono<AppEnv> {
         await operator.updateProject(
           ctx(c),
           c.req.param("projectId"),
-          await parse(schemas.projectPatch, c.req.raw),
+          await parse(schemas.projectPatch, c.req),
         ),
       ),
   );
@@ -127,7 +127,7 @@ export function adminApp(): Hono<AppEnv> {
     async (c) =>
       ok(
         c,
-        await operator.addMember(ctx(c), c.req.param("projectId"), await parse(schemas.member, c.req.raw)),
+        await operator.addMember(ctx(c), c.req.param("projectId"), await parse(schemas.member, c.req)),
         201,
       ),
   );
@@ -137,7 +137,7 @@ export function adminApp(): Hono<AppEnv> {
       await operator.createAdminPairingCode(
         ctx(c),
         c.req.param("projectId"),
-        await parse(schemas.code, c.req.raw),
+        await parse(schemas.code, c.req),
       ),
       201,
     ));
@@ -146,13 +146,13 @@ export function adminApp(): Hono<AppEnv> {
     async (c) =>
       ok(
         c,
-        await operator.createApiKey(ctx(c), c.req.param("projectId"), await parse(schemas.apiKey, c.req.raw)),
+        await operator.createApiKey(ctx(c), c.req.param("projectId"), await parse(schemas.apiKey, c.req)),
         201,
       ),
   );
   admin.post("/clock", async (c) => {
     if (!c.get("deps").config.testClock) return c.json(errorBody("NOT_FOUND", "The test clock is off"), 404);
-    const { advanceMs } = await parse(schemas.clock, c.req.raw);
+    const { advanceMs } = await parse(schemas.clock, c.req);
     return ok(c, { now: c.get("deps").clock.advance(advanceMs).toISOString() });
   });
   return admin;
