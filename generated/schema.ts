@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * Onboarding prompt for a pairing code (text/plain)
-         * @description No Authorization header. Every answer is text/plain. 200: a prompt to paste into the agent: the project, the exact POST /pair/connect call (with a password placeholder when the project has one), how to send the session token, and the work loop. 400 when code is missing. 404 with one fixed text when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the project is never revealed). 429 (Retry-After) beyond 30 look-ups per 5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.
+         * @description No Authorization header. The route answers in text/plain. 200: a prompt to paste into the agent: the project, the exact POST /pair/connect call (with a password placeholder when the project has one), how to send the session token, and the work loop. 400 when code is missing or repeated. 404 with one fixed text when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the project is never revealed). 429 (Retry-After) beyond 30 look-ups per 5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.
          */
         get: {
             parameters: {
@@ -277,13 +277,14 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                /** @description Missing code */
+                /** @description Missing or repeated code (text/plain); text the service cannot store, a NUL or a lone surrogate, is refused before the route as JSON VALIDATION_ERROR */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "text/plain": string;
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Unknown or expired code */

@@ -7,7 +7,7 @@ import {
   PairCodeResponse,
   PairPromptQuery,
 } from "@/contracts/pairing.ts";
-import { errorResponses } from "@/contracts/common.ts";
+import { errorResponses, ErrorSchema } from "@/contracts/common.ts";
 import { connect } from "@/domain/pairing/connect.ts";
 import { mintOrchestratorCode } from "@/domain/pairing/orchestrator-code.ts";
 import { pairingPrompt, PROMPT_LOOKUPS_PER_IP } from "@/domain/pairing/prompt.ts";
@@ -68,7 +68,7 @@ export const pairPromptRoute = defineRoute({
   tags: ["Pairing and sessions"],
   summary: "Onboarding prompt for a pairing code (text/plain)",
   description:
-    "No Authorization header. Every answer is text/plain. 200: a prompt to paste into the agent: the " +
+    "No Authorization header. The route answers in text/plain. 200: a prompt to paste into the agent: the " +
     "project, the exact POST /pair/connect call (with a password placeholder when the project has one), " +
     "how to send the session token, and the work loop. 400 when code is missing or repeated. 404 with one fixed text " +
     "when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the " +
@@ -77,7 +77,11 @@ export const pairPromptRoute = defineRoute({
   request: { query: PairPromptQuery },
   responses: {
     200: text("The onboarding prompt"),
-    400: text("Missing code"),
+    400: {
+      description: "Missing or repeated code (text/plain); text the service cannot store, a NUL or a lone " +
+        "surrogate, is refused before the route as JSON VALIDATION_ERROR",
+      content: { "text/plain": { schema: z.string() }, "application/json": { schema: ErrorSchema } },
+    },
     404: text("Unknown or expired code"),
     429: text("Too many look-ups; read Retry-After"),
   },
