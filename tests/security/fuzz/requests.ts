@@ -289,9 +289,11 @@ function deleteAt(v: any, path: PathKey): unknown {
 /** A target location: an existing one, or a documented top-level property that was left out. */
 function target(op: Operation, body: unknown, m: Mutation, only?: (x: unknown) => boolean): PathKey {
   const existing = locations(body).filter((p) => !only || only(getAt(body, p)));
-  const documented = Object.keys((op.body && (op.body as any).properties) ?? {}).map((k) => [k]);
-  const all = existing.length ? existing : documented.length ? documented : [["field"]];
-  return all[m.pick % all.length]!;
+  const present = new Set(existing.map((p) => String(p[0])));
+  const documented = Object.keys((op.body && (op.body as any).properties) ?? {})
+    .filter((k) => !present.has(k)).map((k) => [k]);
+  const all = [...existing, ...documented];
+  return all.length ? all[m.pick % all.length]! : ["field"];
 }
 
 const DEEP = "\u0001DEEP\u0001";

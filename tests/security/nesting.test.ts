@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { call, newProject, pairAgent, test } from "../helpers/mod.ts";
+import { jsonDepth, MAX_JSON_DEPTH } from "@/http/body.ts";
+
+/** A FOUND ledger entry whose payload nests `levels` arrays (the body itself adds two levels). */
+function ledgerBody(levels: number, content = "Found something"): string {
+  const nested = "[".repeat(levels) + "]".repeat(levels);
+  return `{"type":"FOUND","content":${JSON.stringify(content)},"payload":{"a":${nested}}}`;
+}
+
+async function post(token: string, raw: string) {
+  return await call("POST", "/ledger", { token, raw, headers: { "Content-Type": "application/json" } });
+}
+
+test("JSON nested deeper than 64 levels answers 400 VALIDATION_ERROR before parsing; 64 levels are stored", async () => {
+  const { projectId } = await newProject();
+  const agent = await pairAgent(projectId);
+  const atLimit = await post(agent.token, ledgerBody(MAX_JSON_DEPTH - 2));
+  assert.equal(atLimit.status, 201, atLimit.text);
+  const over = await post(agent.token, ledgerBody(MAX_JSON_DEPTH - 1));
+  assert.equal(over.status, 400);
+  assert.equal(over.body.error.code, "VALIDATION_ERROR");
+  assert.equal(over.body.error.details.maxDepth, MAX_JSON_DEPTH);
+  assert.equal(over.body.error.details.fields[0].code, "too_deep");
+  // Deep enough to exhaust the database's recursive jsonb parser (the embedded PGlite aborted: 500).
+  const huge = await post(agent.token, ledgerBody(50_000));
+  assert.equal(huge.status, 400);
+  assert.equal(huge.body.error.code, "VALIDATION_ERROR");
+  // Brackets inside strings are text, not nesting; the database still answers.
+  const inString = await post(agent.token, ledgerBody(1, "[".repeat(200) + "{".repeat(200)));
+  assert.equal(inString.status, 201, inString.text);
+  const list = await call("GET", "/ledger?type=FOUND", { token: agent.token });
+  assert.equal(list.status, 200);
+  assert.equal(list.body.data.entries.length, 2);
+});
+
+test("jsonDepth counts brackets outside strings, escapes included", () => {
+  assert.equal(jsonDepth("{}"), 1);
+  assert.equal(jsonDepth('{"a":[1,{"b":[]}]}'), 4);
+  assert.equal(jsonDepth('{"a":"[[[\\"[[["}'), 1);
+  assert.equal(jsonDepth("[".repeat(1000), 10), 11);
+  assert.equal(jsonDepth('"plain"'), 0);
+});
