@@ -19,7 +19,7 @@ export interface Operation {
   /** The documented path, with `{param}` placeholders. */
   path: string;
   params: Param[];
-  /** The JSON request body schema, when the operation takes one. */
+  /** The JSON request body schema (top-level `$ref` resolved), when the operation takes one. */
   body: Schema | null;
   bodyRequired: boolean;
   /** Status -> content type -> schema. */
@@ -38,6 +38,14 @@ export interface Contract {
   deref(schema: Schema): Schema;
   /** Validates a response body against the schema documented for the status and content type. */
   validate(op: Operation, status: number, contentType: string, body: unknown): string[] | null;
+}
+
+function derefIn(doc: any, schema: Schema | null): Schema | null {
+  let s = schema;
+  for (let i = 0; i < 20 && s && typeof s.$ref === "string"; i++) {
+    s = doc.components.schemas[s.$ref.replace("#/components/schemas/", "")];
+  }
+  return s ?? null;
 }
 
 export async function loadContract(): Promise<Contract> {
@@ -64,7 +72,7 @@ export async function loadContract(): Promise<Contract> {
           required: p.required === true,
           schema: p.schema ?? {},
         })),
-        body: op.requestBody?.content?.["application/json"]?.schema ?? null,
+        body: derefIn(doc, op.requestBody?.content?.["application/json"]?.schema ?? null),
         bodyRequired: op.requestBody?.required === true,
         responses,
         bearer: Array.isArray(op.security) && op.security.length > 0,
