@@ -3,19 +3,23 @@ import type { Contract, Operation } from "./spec.ts";
 
 export interface Received {
   status: number;
+  headers: Headers;
   contentType: string;
   text: string;
   json: unknown;
 }
 
 /**
- * The properties every answer must have: no 5xx; a status the document declares for the operation; a
+ * The properties every answer must have: no 5xx; an `X-Request-Id` (and `Retry-After` on 429); a status
+ * the document declares for the operation; a
  * documented content type; JSON in the spec's envelope (`{ data, meta }` on success,
  * `{ error: { code, message, details? } }` on error); and a body valid against the documented schema.
  */
 export function violations(contract: Contract, op: Operation, res: Received): string[] {
   const out: string[] = [];
   if (res.status >= 500) out.push(`${res.status} server error: ${res.text.slice(0, 300)}`);
+  if (!res.headers.get("x-request-id")) out.push("no X-Request-Id header");
+  if (res.status === 429 && !res.headers.get("retry-after")) out.push("429 without Retry-After");
   const documented = op.responses[String(res.status)];
   if (!documented) {
     out.push(`status ${res.status} is not documented for ${op.id}`);

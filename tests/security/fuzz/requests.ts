@@ -89,9 +89,6 @@ const HEADER_MUTATIONS = [
   "header:accept",
 ];
 
-/** Mutations that put a NUL character into the request. */
-export const NUL_MUTATIONS = new Set(["path:nul", "query:nul", "body:nul"]);
-
 export function mutationKinds(op: Operation): string[] {
   const kinds = [...HEADER_MUTATIONS];
   if (op.params.some((p) => p.in === "path")) kinds.push(...PATH_MUTATIONS);
@@ -304,7 +301,6 @@ export function buildRequest(op: Operation, plan: Plan, world: World): BuiltRequ
   const r: Resolver = { world, credential: plan.credential };
   const headers: Record<string, string> = {};
   const mutations = plan.mutations.map((m) => m.kind);
-  const has = (k: string) => plan.mutations.find((m) => m.kind === k);
 
   // Credentials.
   const token = (() => {
@@ -423,7 +419,6 @@ export function buildRequest(op: Operation, plan: Plan, world: World): BuiltRequ
   let bodyValue: unknown = plan.body ? resolveDeep(r, plan.body.value) : undefined;
   let contentType: string | undefined = plan.body ? "application/json" : undefined;
   let raw: string | undefined;
-  let bytes: Uint8Array | undefined;
   const isString = (x: unknown) => typeof x === "string";
   if (op.body) {
     for (const m of plan.mutations) {
@@ -655,7 +650,6 @@ export function buildRequest(op: Operation, plan: Plan, world: World): BuiltRequ
         break;
     }
   }
-  void has;
 
   const url = plan.prefix + path;
   return {

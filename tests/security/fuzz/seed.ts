@@ -47,7 +47,7 @@ export const STATUSES = [
   "cancelled",
 ];
 
-async function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
+function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
   if (res.status >= 300) throw new Error(`seed: ${what} failed: ${res.status} ${res.text.slice(0, 300)}`);
   return res.body.data;
 }

@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any
 import fc from "fast-check";
 import type { Contract, Schema } from "./spec.ts";
 
