@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { call, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "@/http/body.ts";
 
+/** Regression tests for the defects the contract fuzzer (fuzz.test.ts) found. */
+
 /** A FOUND ledger entry whose payload nests `levels` arrays (the body itself adds two levels). */
 function ledgerBody(levels: number, content = "Found something"): string {
   const nested = "[".repeat(levels) + "]".repeat(levels);
@@ -40,4 +42,16 @@ test("jsonDepth counts brackets outside strings, escapes included", () => {
   assert.equal(jsonDepth('{"a":"[[[\\"[[["}'), 1);
   assert.equal(jsonDepth("[".repeat(1000), 10), 11);
   assert.equal(jsonDepth('"plain"'), 0);
+});
+
+test("PAIR-046 GET /pair/prompt with the code repeated answers 400 in plain text, as documented", async () => {
+  for (const query of ["code=ABCD1234&code=EFGH5678", "code=1&code=1", "code[]=1"]) {
+    const res = await call("GET", `/pair/prompt?${query}`, { headers: { "X-Forwarded-For": "10.77.1.1" } });
+    assert.ok(res.status === 400 || res.status === 404, `${query}: ${res.status}`);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/plain/, query);
+    assert.equal(res.body, null);
+  }
+  const repeated = await call("GET", "/pair/prompt?code=ABCD1234&code=EFGH5678");
+  assert.equal(repeated.status, 400);
+  assert.match(repeated.text, /send one code/);
 });
