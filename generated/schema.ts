@@ -6194,7 +6194,8 @@ export interface components {
                 message: string;
                 details?: {
                     recovery?: components["schemas"]["Recovery"];
-                    fields?: components["schemas"]["FieldError"][];
+                    /** @description Validation failures: one `{ path, message, code }` per field. 400 REVIEW_HANDOFF_MISSING: the names of the missing `reviewHandoff` fields (`summary`, `changedFiles`, `branch`) */
+                    fields?: (components["schemas"]["FieldError"] | string)[];
                     /** @description On 500 INTERNAL: equals X-Request-Id */
                     requestId?: string;
                 } & {

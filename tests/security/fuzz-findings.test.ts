@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { call, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { jsonDepth, MAX_JSON_DEPTH } from "@/http/body.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
+import { loadContract } from "./fuzz/spec.ts";
 
 /** Regression tests for the defects the contract fuzzer (fuzz.test.ts) found. */
 
@@ -54,4 +56,21 @@ test("PAIR-046 GET /pair/prompt with the code repeated answers 400 in plain text
   const repeated = await call("GET", "/pair/prompt?code=ABCD1234&code=EFGH5678");
   assert.equal(repeated.status, 400);
   assert.match(repeated.text, /send one code/);
+});
+
+test("TKT-148 REVIEW_HANDOFF_MISSING details.fields (names of the missing fields) match the documented Error", async () => {
+  const { projectId } = await newProject({ reviewMode: "light" });
+  const agent = await pairAgent(projectId);
+  const t = await insertTicket(projectId, { status: "in_progress", assignee: agent.agentId });
+  const res = await call("PATCH", "/ticket", {
+    token: agent.token,
+    body: { ticketId: t.id, status: "needs_review", reviewHandoff: { summary: "Done" } },
+  });
+  assert.equal(res.status, 400);
+  assert.equal(res.body.error.code, "REVIEW_HANDOFF_MISSING");
+  assert.deepEqual(res.body.error.details.fields, ["changedFiles", "branch"]);
+  assert.equal(res.body.error.details.recovery.action, "ATTACH_REVIEW_HANDOFF");
+  const contract = await loadContract();
+  const op = contract.operations.find((o) => o.id === "PATCH /ticket")!;
+  assert.equal(contract.validate(op, 400, "application/json", res.body), null);
 });

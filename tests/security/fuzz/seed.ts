@@ -73,6 +73,14 @@ export async function seedWorld(): Promise<World> {
     }),
     "sprint",
   );
+  // Active, so that GET /sprint/current and sprint assignment have something to work on.
+  await ok(
+    await call("PATCH", `/sprint/${sprint.id}`, {
+      token: agents.orchestrator.token,
+      body: { status: "active" },
+    }),
+    "sprint activation",
+  );
   const created = await ok(
     await call("POST", "/ticket", {
       token: g.token,

@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { LEDGER_LABELS } from "@/domain/ledger/labels.ts";
 import type { Contract, Schema } from "./spec.ts";
 
 /**
@@ -172,6 +173,12 @@ function hinted(name: string, schema: Schema, where: string, op: string): fc.Arb
       return fc.constantFrom("claude-code", "cursor", "codex");
     case "q":
       return fc.oneof(fc.lorem({ maxCount: 3 }).map((s) => fit(s, 2, 200)), pool("ticketKey"));
+    case "labels":
+      return isArray ? fc.uniqueArray(fc.constantFrom(...LEDGER_LABELS), { maxLength: 3 }) : null;
+    case "payload":
+      if (!op.includes("/ledger")) return null;
+      // Satisfies every type's payload rule at once (PROGRESS: did and next; DECISION: rationale).
+      return fc.record({ did: text(1, 100), next: text(1, 100), rationale: text(1, 100) });
     case "commitSha":
       return fc.stringMatching(/^[0-9a-f]{7,40}$/);
     case "url":
@@ -270,7 +277,15 @@ export function valueGen(contract: Contract): ValueGen {
             { maxKeys: 4 },
           );
         }
-        return fc.record(model, { requiredKeys: required.filter((r) => r in model) });
+        // Optional fields are left out half of the time (fast-check's record keeps most of them, and
+        // cross-field rules such as "blockedByFile only on BLOCKED" then refuse nearly every request).
+        const ABSENT = Symbol("absent");
+        for (const key of Object.keys(model)) {
+          if (!required.includes(key)) model[key] = fc.option(model[key]!, { nil: ABSENT, freq: 2 });
+        }
+        return fc.record(model).map((o) =>
+          Object.fromEntries(Object.entries(o).filter(([, v]) => v !== ABSENT))
+        );
       }
       default:
         return depth > 3
