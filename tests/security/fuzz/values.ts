@@ -277,11 +277,17 @@ export function valueGen(contract: Contract): ValueGen {
             { maxKeys: 4 },
           );
         }
-        // Optional fields are left out half of the time (fast-check's record keeps most of them, and
-        // cross-field rules such as "blockedByFile only on BLOCKED" then refuse nearly every request).
+        // About three optional fields per object (at most half of them): fast-check's record keeps most
+        // of them, and cross-field rules ("blockedByFile only on BLOCKED", "action wins over status")
+        // then refuse nearly every request.
         const ABSENT = Symbol("absent");
-        for (const key of Object.keys(model)) {
-          if (!required.includes(key)) model[key] = fc.option(model[key]!, { nil: ABSENT, freq: 2 });
+        const optional = Object.keys(model).filter((k) => !required.includes(k));
+        const absentWeight = Math.max(1, Math.round(optional.length / 3) - 1);
+        for (const key of optional) {
+          model[key] = fc.oneof(
+            { weight: absentWeight, arbitrary: fc.constant(ABSENT) },
+            { weight: 1, arbitrary: model[key]! },
+          );
         }
         return fc.record(model).map((o) =>
           Object.fromEntries(Object.entries(o).filter(([, v]) => v !== ABSENT))
