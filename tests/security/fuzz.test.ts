@@ -7,8 +7,8 @@
  *
  * Replay: the seed and run count are printed; `FUZZ_SEED=<n> FUZZ_RUNS=<runs per operation>` repeats a run,
  * `FUZZ_OPS="POST /ticket,GET /board"` narrows it to some operations, `FUZZ_VERBOSE=1` prints every
- * request and answer. Default: 6 runs per operation
- * (about 300 requests); `FUZZ_RUNS=100` is a thorough run (about 5,000 requests, a few minutes).
+ * request and answer. Default: 10 runs per operation
+ * (about 550 requests); `FUZZ_RUNS=100` is a thorough run (about 5,000 requests, a few minutes).
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -22,7 +22,7 @@ import { valueGen } from "./fuzz/values.ts";
 const contract = await loadContract();
 const values = valueGen(contract);
 const SEED = Number(Deno.env.get("FUZZ_SEED") ?? Math.floor(Math.random() * 2 ** 31));
-const RUNS = Number(Deno.env.get("FUZZ_RUNS") ?? 6);
+const RUNS = Number(Deno.env.get("FUZZ_RUNS") ?? 10);
 const ONLY = (Deno.env.get("FUZZ_OPS") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
 const VERBOSE = Deno.env.get("FUZZ_VERBOSE") === "1";
 const TIMEOUT_MS = 30_000;
