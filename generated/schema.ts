@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * Onboarding prompt for a pairing code (text/plain)
-         * @description No Authorization header. Every answer is text/plain. 200: a prompt to paste into the agent: the project, the exact POST /pair/connect call (with a password placeholder when the project has one), how to send the session token, and the work loop. 400 when code is missing. 404 with one fixed text when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the project is never revealed). 429 (Retry-After) beyond 30 look-ups per 5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.
+         * @description No Authorization header. The route answers in text/plain. 200: a prompt to paste into the agent: the project, the exact POST /pair/connect call (with a password placeholder when the project has one), how to send the session token, and the work loop. 400 when code is missing or repeated. 404 with one fixed text when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the project is never revealed). 429 (Retry-After) beyond 30 look-ups per 5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.
          */
         get: {
             parameters: {
@@ -277,13 +277,14 @@ export interface paths {
                         "text/plain": string;
                     };
                 };
-                /** @description Missing code */
+                /** @description Missing or repeated code (text/plain); text the service cannot store, a NUL or a lone surrogate, is refused before the route as JSON VALIDATION_ERROR */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "text/plain": string;
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Unknown or expired code */
@@ -3111,7 +3112,7 @@ export interface paths {
         get: {
             parameters: {
                 query: {
-                    /** @description Comma-separated paths, 1 to 20 */
+                    /** @description Comma-separated paths, 1 to 20; each canonicalised like every file path field (any spelling of a file finds it), an invalid one answers 400 VALIDATION_ERROR */
                     files: string;
                 };
                 header?: never;
@@ -5719,6 +5720,7 @@ export interface paths {
                     /** @description Comma list of ledger types (exact, case-sensitive) */
                     ledger_type?: string;
                     ledger_sessionId?: string;
+                    /** @description Repository-relative file path, canonicalised before it is compared or stored: trimmed, Unicode NFC, `\` turned into `/`, `.` and empty segments dropped, `..` resolved, no leading or trailing slash; case-sensitive. Responses show the canonical form. A path that climbs above the repository root, is empty once canonical or holds control characters answers 400 VALIDATION_ERROR (at most 500 characters) */
                     ledger_fileRef?: string;
                     ledger_subAgent?: string;
                     /** @description Comma list; `write_schemas` adds schema.writePayloads. Unknown items are ignored */
@@ -6193,7 +6195,8 @@ export interface components {
                 message: string;
                 details?: {
                     recovery?: components["schemas"]["Recovery"];
-                    fields?: components["schemas"]["FieldError"][];
+                    /** @description Validation failures: one `{ path, message, code }` per field. 400 REVIEW_HANDOFF_MISSING: the names of the missing `reviewHandoff` fields (`summary`, `changedFiles`, `branch`) */
+                    fields?: (components["schemas"]["FieldError"] | string)[];
                     /** @description On 500 INTERNAL: equals X-Request-Id */
                     requestId?: string;
                 } & {
@@ -6567,7 +6570,7 @@ export interface components {
             /** @description Up to 2000 characters; a project may require it (requireDescription) */
             description?: string | null;
             /**
-             * @description 1 to 50 repository paths you expect to touch, each up to 500 characters
+             * @description 1 to 50 repository paths you expect to touch; each path canonicalised, spellings of one file count once
              * @example [
              *       "src/auth/login.ts"
              *     ]
@@ -6873,7 +6876,7 @@ export interface components {
         /** @description Sent fields replace the stored handoff's. Entering a review status from outside review needs summary, changedFiles and branch (in this body or already stored), else 400 REVIEW_HANDOFF_MISSING (details.fields). The stored handoff is cleared when the ticket goes back to work; reviewHistory keeps it. */
         ReviewHandoff: {
             summary?: string;
-            /** @description 1 to 200 paths */
+            /** @description 1 to 200 paths; each path canonicalised, spellings of one file count once */
             changedFiles?: string[];
             /**
              * @description Up to 255 characters, a valid git branch name, never prefixed with refs/heads/
@@ -6982,7 +6985,7 @@ export interface components {
         BeginRequest: {
             /** @description Ticket UUID or <PREFIX>-<number> key */
             ticketId: string;
-            /** @description 1 to 20 paths to claim for the ticket */
+            /** @description 1 to 20 paths to claim for the ticket; each path canonicalised, spellings of one file count once */
             files: string[];
             /** @description true acknowledges the ticket's acceptance criteria before starting (guard 3) */
             acknowledgeCriteria?: boolean;
@@ -7079,7 +7082,7 @@ export interface components {
             recovery: components["schemas"]["Recovery"];
         };
         ClaimRequest: {
-            /** @description 1 to 20 paths; duplicates count once */
+            /** @description 1 to 20 paths; each path canonicalised, spellings of one file count once */
             files: string[];
             /** @description Ticket UUID or key (`PREFIX-n`); links the claim to the ticket */
             ticketId?: string;
@@ -7118,7 +7121,7 @@ export interface components {
             meta: components["schemas"]["Meta"];
         };
         ReleaseRequest: {
-            /** @description Frees every active claim of yours that includes any of these files (all files of it) */
+            /** @description Frees every active claim of yours that includes any of these files (all files of it); each path canonicalised, spellings of one file count once */
             files?: string[];
             /**
              * @description Frees every active claim of yours
@@ -7169,6 +7172,10 @@ export interface components {
             sessionId?: string;
             /** @description UUID or key (`PREFIX-n`); unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF */
             ticketId?: string;
+            /**
+             * @description Repository-relative file path, canonicalised before it is compared or stored: trimmed, Unicode NFC, `\` turned into `/`, `.` and empty segments dropped, `..` resolved, no leading or trailing slash; case-sensitive. Responses show the canonical form. A path that climbs above the repository root, is empty once canonical or holds control characters answers 400 VALIDATION_ERROR (at most 500 characters)
+             * @example src/app.ts
+             */
             fileRef?: string;
             /** @description Requires fileRef */
             lineRef?: number;
@@ -7181,7 +7188,10 @@ export interface components {
             threadId?: string;
             /** @enum {string} */
             severity?: "info" | "warning" | "critical";
-            /** @description BLOCKED only (other types: 400). Opens a thread about the file unless one is open for it */
+            /**
+             * @description BLOCKED only (other types: 400). Opens a thread about the file unless one is open for it
+             * @example src/app.ts
+             */
             blockedByFile?: string;
             tokensUsed?: number;
             /** @description Current activity line, up to 200 */
@@ -7428,7 +7438,7 @@ export interface components {
         ThreadOpenRequest: {
             /** @description What the thread is about (1 to 1000) */
             intent: string;
-            /** @description Up to 50 paths of up to 500 characters the conversation concerns */
+            /** @description Up to 50 paths the conversation concerns; each path canonicalised, spellings of one file count once */
             expectedFiles?: string[];
             /**
              * @description Ticket UUID or `<PREFIX>-<number>` key of this project

@@ -5,6 +5,7 @@ import { bodyGuards, MAX_BODY_BYTES, PAIRING_MAX_BODY_BYTES } from "@/http/body.
 import type { AppDeps, AppEnv } from "@/http/env.ts";
 import { errorBody, errorResponse } from "@/http/errors.ts";
 import { requestId } from "@/http/request-id.ts";
+import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
 import { docsPage } from "@/routes/docs-page.ts";
@@ -40,6 +41,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     "*",
     bodyGuards((path) => (path.endsWith("/pair/connect") ? PAIRING_MAX_BODY_BYTES : MAX_BODY_BYTES)),
   );
+  app.use("/api/*", textGuard());
+  app.use("/svc/*", textGuard());
+  app.use("/admin/*", textGuard());
   app.onError(errorResponse);
   app.notFound((c) => c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`), 404));
 

@@ -19,7 +19,8 @@ Gates carry \`details.recovery { action, endpoint, payloadHint, hint }\`. Valida
 is replaced by a generated UUID. Every response carries the header.
 
 **Body size.** Bodies over 1 MiB (64 KB for \`POST /pair/connect\`) answer 413 \`PAYLOAD_TOO_LARGE\` before parsing.
-A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR\`.
+A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR\`, and JSON nested deeper than 64
+levels (the top-level value is level 1) 400 \`VALIDATION_ERROR\`.
 
 **Lengths.** Character limits count Unicode code points (an emoji is one character); byte limits (the 64 KB
 pairing body, brief chunks in KB) count UTF-8 bytes.

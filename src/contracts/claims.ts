@@ -1,10 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { envelope, RecoverySchema } from "./common.ts";
-
-const FilePath = z.string().min(1).max(500).openapi({
-  description: "Repository-relative path, 1 to 500 characters; compared exactly (case-sensitive)",
-  example: "src/app.ts",
-});
+import { filePathList } from "./file-path.ts";
 
 export const NextActionSchema = z.object({
   action: z.string().openapi({ example: "LOG_PROGRESS" }),
@@ -12,7 +8,7 @@ export const NextActionSchema = z.object({
 }).openapi("NextAction");
 
 export const ClaimBody = z.object({
-  files: z.array(FilePath).min(1).max(20).openapi({ description: "1 to 20 paths; duplicates count once" }),
+  files: filePathList(1, 20, "1 to 20 paths"),
   ticketId: z.string().min(1).max(64).optional().openapi({
     description: "Ticket UUID or key (`PREFIX-n`); links the claim to the ticket",
   }),
@@ -73,7 +69,9 @@ export const ClaimConflictError = z.object({
 
 export const ClaimCheckQuery = z.object({
   files: z.string().min(1).openapi({
-    description: "Comma-separated paths, 1 to 20",
+    description:
+      "Comma-separated paths, 1 to 20; each canonicalised like every file path field (any spelling of a " +
+      "file finds it), an invalid one answers 400 VALIDATION_ERROR",
     example: "src/a.ts,src/b.ts",
   }),
 });
@@ -96,9 +94,11 @@ export const ClaimCheckResponse = envelope(z.object({ files: z.array(ClaimCheckI
 );
 
 export const ReleaseBody = z.object({
-  files: z.array(FilePath).min(1).max(100).optional().openapi({
-    description: "Frees every active claim of yours that includes any of these files (all files of it)",
-  }),
+  files: filePathList(
+    1,
+    100,
+    "Frees every active claim of yours that includes any of these files (all files of it)",
+  ).optional(),
   all: z.literal(true).optional().openapi({ description: "Frees every active claim of yours" }),
 }).refine((b) => (b.files !== undefined) !== (b.all !== undefined), {
   message: "Send exactly one of `files` or `all: true`",

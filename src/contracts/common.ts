@@ -19,7 +19,11 @@ export const ErrorSchema = z.object({
     message: z.string(),
     details: z.object({
       recovery: RecoverySchema.optional(),
-      fields: z.array(FieldErrorSchema).optional(),
+      fields: z.array(z.union([FieldErrorSchema, z.string()])).optional().openapi({
+        description:
+          "Validation failures: one `{ path, message, code }` per field. 400 REVIEW_HANDOFF_MISSING: " +
+          "the names of the missing `reviewHandoff` fields (`summary`, `changedFiles`, `branch`)",
+      }),
       requestId: z.string().optional().openapi({ description: "On 500 INTERNAL: equals X-Request-Id" }),
     }).catchall(z.unknown()).optional(),
   }),

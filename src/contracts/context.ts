@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import { envelope } from "./common.ts";
+import { FilePath } from "./file-path.ts";
 import { WorkqueueItem } from "./pairing.ts";
 
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -43,7 +44,7 @@ export const ContextQuery = z.object({
     example: "DECISION,FOUND",
   }),
   ledger_sessionId: z.string().uuid().optional(),
-  ledger_fileRef: z.string().min(1).max(500).optional(),
+  ledger_fileRef: FilePath.optional(),
   ledger_subAgent: z.string().min(1).max(64).optional(),
   include: z.string().max(200).optional().openapi({
     description: "Comma list; `write_schemas` adds schema.writePayloads. Unknown items are ignored",

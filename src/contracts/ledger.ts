@@ -1,6 +1,7 @@
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import { z } from "@hono/zod-openapi";
 import { envelope } from "./common.ts";
+import { FilePath } from "./file-path.ts";
 import { NextActionSchema } from "./claims.ts";
 
 export const LedgerTypeSchema = z.enum(LEDGER_TYPES).openapi({
@@ -8,8 +9,6 @@ export const LedgerTypeSchema = z.enum(LEDGER_TYPES).openapi({
     "AGENT_ASSIGNED and AGENT_COMPLETED are written by the service and may also be posted by orchestrators " +
     "(other roles: 422 INVALID).",
 });
-
-const Path = z.string().min(1).max(500);
 
 export const EnvHealthSchema = z.object({
   status: z.enum(["ok", "degraded", "broken"]),
@@ -35,7 +34,7 @@ export const LedgerEntryBody = z.object({
   ticketId: z.string().min(1).max(64).optional().openapi({
     description: "UUID or key (`PREFIX-n`); unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF",
   }),
-  fileRef: Path.optional(),
+  fileRef: FilePath.optional(),
   lineRef: z.number().int().min(1).optional().openapi({ description: "Requires fileRef" }),
   labels: z.array(z.string().min(1).max(50)).max(10).optional().openapi({
     description: "Up to 10 known labels (see LedgerLabel); unknown labels: 422 INVALID",
@@ -44,7 +43,7 @@ export const LedgerEntryBody = z.object({
     description: "A thread of this project; unknown: 422 VALIDATION_ERROR",
   }),
   severity: z.enum(["info", "warning", "critical"]).optional(),
-  blockedByFile: Path.optional().openapi({
+  blockedByFile: FilePath.optional().openapi({
     description: "BLOCKED only (other types: 400). Opens a thread about the file unless one is open for it",
   }),
   tokensUsed: z.number().int().min(0).max(100_000_000).optional(),

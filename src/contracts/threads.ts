@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { filePathList } from "./file-path.ts";
 import { envelope } from "./common.ts";
 
 export const ThreadIdParams = z.object({
@@ -15,9 +16,7 @@ const TicketRef = z.string().min(1).max(64).openapi({
 
 export const ThreadOpenBody = z.object({
   intent: z.string().min(1).max(1000).openapi({ description: "What the thread is about (1 to 1000)" }),
-  expectedFiles: z.array(z.string().min(1).max(500)).max(50).optional().openapi({
-    description: "Up to 50 paths of up to 500 characters the conversation concerns",
-  }),
+  expectedFiles: filePathList(0, 50, "Up to 50 paths the conversation concerns").optional(),
   ticketId: TicketRef.optional(),
 }).openapi("ThreadOpenRequest");
 

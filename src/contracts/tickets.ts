@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { filePathList } from "./file-path.ts";
 import { envelope } from "./common.ts";
 
 /** Git-style branch name: what `git check-ref-format --branch` accepts, minus the `refs/heads/` prefix. */
@@ -40,8 +41,7 @@ export const CriterionInput = z.looseObject({
     "title (or text) 1 to 500; optional requiresEvidence and source; extra keys are stored and returned",
 });
 
-const ExpectedFiles = z.array(z.string().min(1).max(500)).min(1).max(50).openapi({
-  description: "1 to 50 repository paths you expect to touch, each up to 500 characters",
+const ExpectedFiles = filePathList(1, 50, "1 to 50 repository paths you expect to touch").openapi({
   example: ["src/auth/login.ts"],
 });
 

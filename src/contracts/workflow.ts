@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { filePathList } from "./file-path.ts";
 import { envelope } from "./common.ts";
 import { BranchSchema, PrioritySchema, RiskClassSchema } from "./tickets.ts";
 
@@ -6,9 +7,7 @@ const TicketRef = z.string().min(1).max(100).openapi({ description: "Ticket UUID
 
 export const ReviewHandoffInput = z.object({
   summary: z.string().trim().min(1).max(2000).optional(),
-  changedFiles: z.array(z.string().min(1).max(500)).min(1).max(200).optional().openapi({
-    description: "1 to 200 paths",
-  }),
+  changedFiles: filePathList(1, 200, "1 to 200 paths").optional(),
   branch: BranchSchema.optional(),
   prUrl: z.string().url().max(2000).optional(),
 }).openapi("ReviewHandoff", {
@@ -183,9 +182,7 @@ export const ArtifactListResponse = envelope(
 
 export const BeginBody = z.object({
   ticketId: TicketRef,
-  files: z.array(z.string().min(1).max(500)).min(1).max(20).openapi({
-    description: "1 to 20 paths to claim for the ticket",
-  }),
+  files: filePathList(1, 20, "1 to 20 paths to claim for the ticket"),
   acknowledgeCriteria: z.boolean().optional().openapi({
     description: "true acknowledges the ticket's acceptance criteria before starting (guard 3)",
   }),

@@ -7,6 +7,34 @@ import type { AppEnv } from "./env.ts";
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const PAIRING_MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * Deepest JSON nesting a body may have (the top-level object or array is level 1). PostgreSQL parses
+ * jsonb recursively: deeper documents exhaust its stack (embedded PGlite aborts), so they are refused
+ * before any parsing.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** The nesting depth of JSON text, from its brackets outside strings (no parsing); stops past `limit`. */
+export function jsonDepth(text: string, limit = Infinity): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return max;
+}
+
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
@@ -17,8 +45,9 @@ function hasBody(req: Request): boolean {
 }
 
 /**
- * Refuses, before any parsing: a body over the size limit (413 PAYLOAD_TOO_LARGE) and a body
- * without a JSON content type (415 VALIDATION_ERROR).
+ * Refuses, before any parsing: a body over the size limit (413 PAYLOAD_TOO_LARGE), a body without a
+ * JSON content type (415 VALIDATION_ERROR) and JSON nested deeper than MAX_JSON_DEPTH (400
+ * VALIDATION_ERROR). The body text stays cached on the request for the validators.
  */
 export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -42,6 +71,14 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
             message: "Expected application/json",
             code: "invalid_type",
           }],
+        });
+      }
+      if (jsonDepth(await c.req.text(), MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+        const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+        throw new DomainError(400, "VALIDATION_ERROR", message, {
+          target: "json",
+          maxDepth: MAX_JSON_DEPTH,
+          fields: [{ path: "(root)", message, code: "too_deep" }],
         });
       }
       await next();

@@ -216,11 +216,19 @@ function hookFor(route: object) {
   };
 }
 
-/** Registers a route without authentication (pairing, refresh, prompt). */
+/**
+ * Registers a route without authentication (pairing, refresh, prompt). `hook` replaces the default
+ * validation answer for this route (e.g. a text/plain route answers its validation failures in text).
+ */
 export function handlePublic<R extends RouteConfig>(
   api: OpenAPIHono<AppEnv>,
   route: R,
   fn: (args: HandlerArgs<R>) => Promise<Response>,
+  hook?: ValidationHook,
 ): void {
-  api.openapi(route, ((c: Context<AppEnv>) => fn(argsOf(route, c))) as never, hookFor(route) as never);
+  api.openapi(
+    route,
+    ((c: Context<AppEnv>) => fn(argsOf(route, c))) as never,
+    (hook ?? hookFor(route)) as never,
+  );
 }

@@ -7,7 +7,7 @@ import {
   PairCodeResponse,
   PairPromptQuery,
 } from "@/contracts/pairing.ts";
-import { errorResponses } from "@/contracts/common.ts";
+import { errorResponses, ErrorSchema } from "@/contracts/common.ts";
 import { connect } from "@/domain/pairing/connect.ts";
 import { mintOrchestratorCode } from "@/domain/pairing/orchestrator-code.ts";
 import { pairingPrompt, PROMPT_LOOKUPS_PER_IP } from "@/domain/pairing/prompt.ts";
@@ -68,16 +68,20 @@ export const pairPromptRoute = defineRoute({
   tags: ["Pairing and sessions"],
   summary: "Onboarding prompt for a pairing code (text/plain)",
   description:
-    "No Authorization header. Every answer is text/plain. 200: a prompt to paste into the agent: the " +
+    "No Authorization header. The route answers in text/plain. 200: a prompt to paste into the agent: the " +
     "project, the exact POST /pair/connect call (with a password placeholder when the project has one), " +
-    "how to send the session token, and the work loop. 400 when code is missing. 404 with one fixed text " +
+    "how to send the session token, and the work loop. 400 when code is missing or repeated. 404 with one fixed text " +
     "when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the " +
     "project is never revealed). 429 (Retry-After) beyond " + PROMPT_LOOKUPS_PER_IP + " look-ups per " +
     "5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.",
   request: { query: PairPromptQuery },
   responses: {
     200: text("The onboarding prompt"),
-    400: text("Missing code"),
+    400: {
+      description: "Missing or repeated code (text/plain); text the service cannot store, a NUL or a lone " +
+        "surrogate, is refused before the route as JSON VALIDATION_ERROR",
+      content: { "text/plain": { schema: z.string() }, "application/json": { schema: ErrorSchema } },
+    },
     404: text("Unknown or expired code"),
     429: text("Too many look-ups; read Retry-After"),
   },
@@ -113,5 +117,13 @@ export function registerPairing(api: OpenAPIHono<AppEnv>): void {
     const answer = await pairingPrompt(serviceCtx(c.get("deps")), code, clientIp(c));
     if (answer.retryAfterSeconds !== undefined) c.header("Retry-After", String(answer.retryAfterSeconds));
     return c.text(answer.text, answer.status);
+  }, (result, c) => {
+    // Every answer of this route is text/plain, its validation failures too (a repeated `code`).
+    if (result.success) return undefined;
+    return c.text(
+      "Invalid query: send one code. Use GET /api/pair/prompt?code=<pairing code>; ask a project admin or " +
+        "your orchestrator for a code.\n",
+      400,
+    );
   });
 }

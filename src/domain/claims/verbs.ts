@@ -1,5 +1,6 @@
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
+import { checkPath } from "@/shared/file-path.ts";
 import { resolveTicketRef } from "@/domain/tickets/refs.ts";
 import { assertBackpressure } from "@/domain/ledger/backpressure.ts";
 import { acquireClaims, type AcquireResult } from "./acquire.ts";
@@ -64,10 +65,17 @@ export interface CheckItem {
 
 /** GET /claim/check: who holds each file now (expired and past-grace claims do not count). */
 export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ files: CheckItem[] }> {
-  const files = [...new Set(filesParam.split(",").map((f) => f.trim()))];
-  if (files.some((f) => f.length === 0 || f.length > 500)) {
-    throw fail.validation("Each path in `files` must be 1 to 500 characters", {
-      fields: [{ path: "files", message: "empty or too long path in the list", code: "too_small" }],
+  const checked = filesParam.split(",").map(checkPath);
+  const refused = checked.flatMap((c, i) => c.ok ? [] : [{ index: i, reason: c.reason }]);
+  if (refused.length > 0) {
+    throw fail.validation(`Invalid path in \`files\`: ${refused[0]!.reason}`, {
+      fields: refused.map((r) => ({ path: `files.${r.index}`, message: r.reason, code: "custom" })),
+    });
+  }
+  const files = [...new Set(checked.map((c) => c.ok ? c.path : ""))];
+  if (files.some((f) => f.length > 500)) {
+    throw fail.validation("Each path in `files` must be at most 500 characters", {
+      fields: [{ path: "files", message: "too long path in the list", code: "too_big" }],
     });
   }
   if (files.length > MAX_CLAIM_FILES) {

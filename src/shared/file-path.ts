@@ -1,0 +1,42 @@
+/**
+ * The one canonical form of a repository file path (no imports: usable by contracts, domain and MCP).
+ *
+ * Canonical: trimmed, Unicode NFC, `/` separators (backslashes become `/`), no empty, `.` or `..`
+ * segments (`..` resolved against the segment before it), no leading or trailing slash. Case is kept.
+ * Refused: control characters (U+0000 to U+001F, U+007F to U+009F), a lone UTF-16 surrogate, a `..` that
+ * climbs above the repository root, and a path that is empty once canonical.
+ */
+export type PathCheck = { ok: true; path: string } | { ok: false; reason: string };
+
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+export function checkPath(raw: string): PathCheck {
+  if (CONTROL.test(raw)) return { ok: false, reason: "Path must not contain control characters" };
+  if (!raw.isWellFormed()) return { ok: false, reason: "Path must not contain a lone UTF-16 surrogate" };
+  const text = raw.trim().normalize("NFC").replaceAll("\\", "/");
+  const segments: string[] = [];
+  for (const segment of text.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") {
+      if (segments.length === 0) return { ok: false, reason: "Path leaves the repository root" };
+      segments.pop();
+      continue;
+    }
+    segments.push(segment);
+  }
+  if (segments.length === 0) return { ok: false, reason: "Path is empty once canonical" };
+  return { ok: true, path: segments.join("/") };
+}
+
+/** The canonical form of `raw`; throws a RangeError (with the reason) when the path is refused. */
+export function canonicalPath(raw: string): string {
+  const result = checkPath(raw);
+  if (!result.ok) throw new RangeError(result.reason);
+  return result.path;
+}
+
+/** Canonical paths in first-seen order, each once (spellings of one file count once). */
+export function uniqueCanonicalPaths(raws: readonly string[]): string[] {
+  return [...new Set(raws.map(canonicalPath))];
+}
