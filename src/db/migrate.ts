@@ -12,6 +12,7 @@ import * as m0008 from "./migrations/0008_handoff.ts";
 import * as m0009 from "./migrations/0009_shared.ts";
 import * as m0010 from "./migrations/0010_context.ts";
 import * as m0011 from "./migrations/0011_ticket_activity.ts";
+import * as m0012 from "./migrations/0012_secrets.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "0009_shared": m0009,
   "0010_context": m0010,
   "0011_ticket_activity": m0011,
+  "0012_secrets": m0012,
 };
 
 const provider: MigrationProvider = {

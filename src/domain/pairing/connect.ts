@@ -7,7 +7,7 @@ import { projectPhase, workqueue } from "@/domain/projects/overview.ts";
 import { completeOpenSessions, openPairingSession } from "@/domain/sessions/open.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
-import { randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
+import { hashPairingCode, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import { CODE_MAX_STRIKES, CODE_REUSE_WINDOW_MS, normalizeCode } from "./codes.ts";
 import { inferCompany } from "./company.ts";
@@ -76,7 +76,7 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
 
 async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) {
   const code = await ctx.db.selectFrom("pairing_codes").selectAll()
-    .where("code", "=", normalizeCode(input.code)).executeTakeFirst();
+    .where("code_hash", "=", hashPairingCode(normalizeCode(input.code))).executeTakeFirst();
   if (!code || code.invalidated_at || code.strikes >= CODE_MAX_STRIKES) throw invalidCode();
 
   const project = await ctx.db.selectFrom("projects").selectAll().where("id", "=", code.project_id)
