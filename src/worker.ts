@@ -2,6 +2,7 @@ import type { Clock } from "@/clock.ts";
 import type { Db } from "@/db/database.ts";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
 import "@/domain/handoff/tool-results.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 /** Background work of one instance: pending jobs (rows in the database, so a restart loses none). */
 export function startBackgroundWork(deps: { db: Db; clock: Clock }, intervalMs = 1000): () => void {
@@ -12,7 +13,7 @@ export function startBackgroundWork(deps: { db: Db; clock: Clock }, intervalMs =
     try {
       await runPendingJobs(deps);
     } catch (err) {
-      console.error("background work failed:", err);
+      console.error("background work failed:", loggableError(err));
     } finally {
       running = false;
     }

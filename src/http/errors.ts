@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import { DomainError } from "@/domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 export interface FieldError {
   path: string;
@@ -41,6 +42,6 @@ export function errorResponse(err: unknown, c: Context<AppEnv>): Response {
     return c.json(errorBody(status === 401 ? "UNAUTHORIZED" : "INTERNAL", err.message), status);
   }
   const requestId = c.get("requestId");
-  console.error(`[${requestId}] unexpected error:`, err);
+  console.error(`[${requestId}] unexpected error:`, loggableError(err));
   return c.json(errorBody("INTERNAL", "Unexpected failure", { requestId }), 500);
 }

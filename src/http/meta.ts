@@ -1,5 +1,6 @@
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { callerSituationOnce, metaContextOf } from "@/domain/context/silence.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 /**
  * `meta.context` for an authenticated call (CONV-009/010), computed with one indexed statement before the
@@ -21,7 +22,7 @@ export async function metaContextFor(ctx: ActorCtx): Promise<Record<string, unkn
     const context = metaContextOf(situation);
     return Object.keys(context).length > 0 ? context : undefined;
   } catch (err) {
-    console.error("meta.context unavailable:", err);
+    console.error("meta.context unavailable:", loggableError(err));
     return undefined;
   }
 }

@@ -12,6 +12,7 @@ import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import { CODE_MAX_STRIKES, CODE_REUSE_WINDOW_MS, normalizeCode } from "./codes.ts";
 import { inferCompany } from "./company.ts";
 import { pairingContext } from "./pairing-context.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 export interface ConnectInput {
   code: string;
@@ -67,7 +68,7 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
     return await connectWithCode(ctx, input, now);
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    console.error("pairing unavailable:", err);
+    console.error("pairing unavailable:", loggableError(err));
     throw new DomainError(503, "SERVICE_UNAVAILABLE", "Pairing is unavailable right now", {
       recovery: recovery("RETRY_LATER", "POST /pair/connect", "Retry in a few seconds", { code: "<code>" }),
     }, { "Retry-After": "5" });

@@ -23,7 +23,6 @@ export async function hashToken(token: string): Promise<string> {
   return toHex(new Uint8Array(digest));
 }
 
-const PBKDF2_ITERATIONS = 100_000;
 /** scrypt cost: N = 2^14, r = 8, p = 1 (16 MiB of memory per hash), 32-byte key, 16-byte salt. */
 const SCRYPT = { N: 16_384, r: 8, p: 1 } as const;
 const SCRYPT_KEY_BYTES = 32;

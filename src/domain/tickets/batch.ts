@@ -2,6 +2,7 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { createTicket, type CreateTicketFields } from "./create.ts";
 import { ticketUrl } from "./project-info.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 /** A batch row after validation: the parsed fields, or the refusal a single create would have given. */
 export type BatchRow = { ok: true; input: CreateTicketFields } | {
@@ -56,7 +57,9 @@ export async function createBatch(ctx: ActorCtx, rows: BatchRow[]) {
         ...(outcome.kind === "idempotent" ? { idempotent: true as const } : {}),
       });
     } catch (err) {
-      if (!(err instanceof DomainError)) console.error(`ticket batch row ${index} failed:`, err);
+      if (!(err instanceof DomainError)) {
+        console.error(`ticket batch row ${index} failed:`, loggableError(err));
+      }
       const refusal = err instanceof DomainError
         ? err
         : new DomainError(500, "INTERNAL", "Unexpected failure creating this row; retry it");
