@@ -1,3 +1,5 @@
+import { parseTrustedProxies } from "@/http/client-address.ts";
+
 /** Runtime configuration, read once from the environment by main.ts and passed down. */
 export interface Config {
   port: number;
@@ -10,8 +12,11 @@ export interface Config {
   restUrl: string | undefined;
   testClock: boolean;
   noDemo: boolean;
-  /** Trust the first `X-Forwarded-For` address as the client (behind a load balancer). */
-  trustProxy: boolean;
+  /**
+   * Trusted proxy addresses and CIDRs (`SVC_TRUST_PROXY`; `1` = loopback). Only when the socket peer is one
+   * of them is `X-Forwarded-For` read, and then its right-most hop that is not a trusted proxy.
+   */
+  trustedProxies: readonly string[];
   version: string;
 }
 
@@ -32,7 +37,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     restUrl: env.SVC_REST_URL || undefined,
     testClock: env.SVC_TEST_CLOCK === "1",
     noDemo: env.SVC_NO_DEMO === "1",
-    trustProxy: env.SVC_TRUST_PROXY === "1",
+    trustedProxies: parseTrustedProxies(env.SVC_TRUST_PROXY),
     version: SERVICE_VERSION,
   };
 }

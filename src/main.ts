@@ -4,7 +4,7 @@ import { systemClock } from "@/clock.ts";
 import { type Config, readConfig } from "@/config.ts";
 import { openDatabase, type OpenedDatabase } from "@/db/dialect.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
-import { ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
+import { ADMIN_TOKEN_FILE, ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startBackgroundWork } from "@/worker.ts";
 
 /** A start that cannot reach its database gives up after this long. */
@@ -126,9 +126,15 @@ try {
     hostname: config.host,
     onListen: ({ hostname, port }) => {
       console.log(`listening on http://${hostname}:${port} (public ${config.publicUrl}, ${engine})`);
-      if (adminToken && !config.adminToken) console.log(`admin token: ${adminToken}`);
+      if (adminToken && !config.adminToken) {
+        console.log(`admin token: ${adminToken} (kept in ${config.dataDir}/${ADMIN_TOKEN_FILE})`);
+      }
       if (demo) {
-        console.log(`demo project: Demo (DEMO), sign in as ${demo.email} / ${demo.password}`);
+        console.log(
+          demo.password
+            ? `demo project: Demo (DEMO), sign in as ${demo.email} / ${demo.password} (shown only now)`
+            : `demo project: Demo (DEMO), sign in as ${demo.email} (password printed at first start)`,
+        );
         console.log(`demo pairing code: ${demo.pairingCode} (expires ${demo.codeExpiresAt})`);
         console.log(
           `pair: curl -s -X POST ${config.publicUrl}/api/pair/connect -H 'Content-Type: application/json' ` +

@@ -5,6 +5,7 @@ import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import "@/domain/handoff/tool-results.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 /** Pruning runs at most this often (service clock), per instance. */
 export const PRUNE_EVERY_MS = 60_000;
@@ -35,7 +36,7 @@ export function startBackgroundWork(
       // Database down: one line per round (the jobs stay queued and run once it is back).
       if (isDatabaseUnavailable(err)) {
         console.error(`background work paused: database unavailable (${errorText(err)})`);
-      } else console.error("background work failed:", err);
+      } else console.error("background work failed:", loggableError(err));
     } finally {
       running = false;
     }

@@ -11,6 +11,7 @@
 import postgres from "postgres";
 import { sql } from "kysely";
 import { createApp } from "@/app.ts";
+import { LOOPBACK_PROXIES } from "@/http/client-address.ts";
 import { systemClock } from "@/clock.ts";
 import { readConfig } from "@/config.ts";
 import type { Db } from "@/db/database.ts";
@@ -140,7 +141,7 @@ async function main() {
       ...readConfig({}),
       adminToken: ADMIN,
       publicUrl: "http://localhost:8787",
-      trustProxy: true,
+      trustedProxies: LOOPBACK_PROXIES,
     };
     const app = createApp({ db, engine: opened.engine, clock: systemClock(), config });
     const request = async (method: string, path: string, token: string, body?: unknown) => {

@@ -4,6 +4,7 @@ import type { ZodError } from "zod";
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 export interface FieldError {
   path: string;
@@ -43,7 +44,7 @@ export function errorResponse(err: unknown, c: Context<AppEnv>): Response {
   }
   const requestId = c.get("requestId");
   if (isDatabaseUnavailable(err)) return unavailable(err, c, requestId);
-  console.error(`[${requestId}] unexpected error:`, err);
+  console.error(`[${requestId}] unexpected error:`, loggableError(err));
   return c.json(errorBody("INTERNAL", "Unexpected failure", { requestId }), 500);
 }
 

@@ -1,6 +1,7 @@
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { callerSituationOnce, metaContextOf } from "@/domain/context/silence.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 /**
  * `meta.context` for an authenticated call (CONV-009/010), computed with one indexed statement before the
@@ -23,7 +24,7 @@ export async function metaContextFor(ctx: ActorCtx): Promise<Record<string, unkn
     return Object.keys(context).length > 0 ? context : undefined;
   } catch (err) {
     // The database is down: the request itself answers 503 and logs it; no stack here.
-    if (!isDatabaseUnavailable(err)) console.error("meta.context unavailable:", err);
+    if (!isDatabaseUnavailable(err)) console.error("meta.context unavailable:", loggableError(err));
     return undefined;
   }
 }

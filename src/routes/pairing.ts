@@ -1,5 +1,5 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
-import { getConnInfo } from "hono/deno";
+import { clientAddress } from "@/http/client-address.ts";
 import {
   ConnectBody,
   ConnectResponse,
@@ -15,7 +15,6 @@ import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { defineRoute, handle, handlePublic } from "@/http/route.ts";
-import type { Context } from "hono";
 
 export const pairConnectRoute = defineRoute({
   method: "post",
@@ -87,22 +86,9 @@ export const pairPromptRoute = defineRoute({
   },
 }, { auth: "none", cost: 1 });
 
-/** The client address for per-IP limits; falls back to a constant in-process (tests, app.request). */
-export function clientIp(c: Context<AppEnv>): string {
-  if (c.get("deps").config.trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? "local";
-  } catch {
-    return "local";
-  }
-}
-
 export function registerPairing(api: OpenAPIHono<AppEnv>): void {
   handlePublic(api, pairConnectRoute, async ({ c, body }) => {
-    return ok(c, await connect(serviceCtx(c.get("deps")), body, clientIp(c)));
+    return ok(c, await connect(serviceCtx(c.get("deps")), body, clientAddress(c)));
   });
   handle(api, pairCodeRoute, async ({ c, ctx, body }) => ok(c, await mintOrchestratorCode(ctx, body), 201));
   handlePublic(api, pairPromptRoute, async ({ c, query }) => {
@@ -114,7 +100,7 @@ export function registerPairing(api: OpenAPIHono<AppEnv>): void {
         400,
       );
     }
-    const answer = await pairingPrompt(serviceCtx(c.get("deps")), code, clientIp(c));
+    const answer = await pairingPrompt(serviceCtx(c.get("deps")), code, clientAddress(c));
     if (answer.retryAfterSeconds !== undefined) c.header("Retry-After", String(answer.retryAfterSeconds));
     return c.text(answer.text, answer.status);
   }, (result, c) => {

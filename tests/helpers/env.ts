@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { createApp } from "@/app.ts";
+import { LOOPBACK_PROXIES } from "@/http/client-address.ts";
 import { systemClock } from "@/clock.ts";
 import { type Config, readConfig } from "@/config.ts";
 import type { Db } from "@/db/database.ts";
@@ -84,7 +85,7 @@ export async function startTestEnv(overrides: Partial<Config> = {}): Promise<Tes
     databaseUrl: url,
     adminToken: ADMIN_TOKEN,
     testClock: true,
-    trustProxy: true,
+    trustedProxies: LOOPBACK_PROXIES,
     publicUrl: "http://localhost:8787",
     ...overrides,
   };

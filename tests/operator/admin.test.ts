@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
+import { ADMIN_TOKEN_FILE, ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startTestEnv } from "../helpers/env.ts";
 import { admin, call, callOn, test } from "../helpers/mod.ts";
 
@@ -81,17 +81,34 @@ test("first start on an empty embedded database creates the demo project and a p
     assert.notEqual(again.pairingCode, demo.pairingCode, "a later start prints a fresh code");
     const projects = await e.db.selectFrom("projects").select("id").execute();
     assert.equal(projects.length, 1, "the demo is created once");
-    const token = await resolveAdminToken(e.db, {
-      ...e.config,
-      adminToken: undefined,
-      databaseUrl: undefined,
-    }, e.clock);
+    const dataDir = await Deno.makeTempDir();
+    const embedded = { ...e.config, adminToken: undefined, databaseUrl: undefined, dataDir };
+    const token = await resolveAdminToken(e.db, embedded, e.clock);
     assert.ok(token);
     assert.equal(
-      await resolveAdminToken(e.db, { ...e.config, adminToken: undefined, databaseUrl: undefined }, e.clock),
+      await resolveAdminToken(e.db, embedded, e.clock),
       token,
       "the generated admin token is kept",
     );
+    const file = `${dataDir}/${ADMIN_TOKEN_FILE}`;
+    assert.equal((await Deno.readTextFile(file)).trim(), token, "its clear value lives in DATA_DIR");
+    if (Deno.build.os !== "windows") assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
+    const secrets = await e.db.selectFrom("service_secrets").selectAll().execute();
+    assert.ok(!JSON.stringify(secrets).includes(token), "the database keeps only its hash");
+    assert.ok(
+      secrets.some((r) => r.name === "admin_token_hash" && r.value === (/^[0-9a-f]{64}$/.exec(r.value)?.[0])),
+    );
+    assert.equal(demo.password?.length ? JSON.stringify(secrets).includes(demo.password) : false, false);
+    assert.equal(again.password, null, "a later start does not know the demo password");
+    await Deno.writeTextFile(file, "svc_admin_edited\n");
+    const replaced = await resolveAdminToken(e.db, embedded, e.clock);
+    assert.notEqual(
+      replaced,
+      "svc_admin_edited",
+      "a token file that does not match the stored hash is replaced",
+    );
+    assert.equal((await Deno.readTextFile(file)).trim(), replaced);
+    await Deno.remove(dataDir, { recursive: true });
     assert.equal(
       await resolveAdminToken(
         e.db,

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { normalizeCode } from "@/domain/pairing/codes.ts";
+import { hashPairingCode } from "@/domain/shared/crypto.ts";
 import { sql } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
@@ -86,9 +88,9 @@ test("PAIR pairing codes: pruned a day after they stop working (expiry, or the e
   });
   assert.equal(paired.status, 200, paired.text);
   const codes = async () =>
-    (await db.selectFrom("pairing_codes").select("code").where("project_id", "=", projectId).execute())
-      .map((r) => r.code).sort();
-  const both = [unused.code, used.code].map((c: string) => c.replace(/[^A-Z0-9]/gi, "").toUpperCase()).sort();
+    (await db.selectFrom("pairing_codes").select("code_hash").where("project_id", "=", projectId).execute())
+      .map((r) => r.code_hash).sort();
+  const both = [unused.code, used.code].map((c: string) => hashPairingCode(normalizeCode(c))).sort();
   assert.deepEqual(await codes(), both);
 
   // Within the reuse window the used code still reconnects its agent after pruning runs.

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { adminCode, connect } from "./helpers.ts";
+import { hashPairingCode } from "@/domain/shared/crypto.ts";
 
 const MIN = 60_000;
 
@@ -329,7 +330,11 @@ test("PAIR-027 PAIR-030 a code for a revoked agent answers 403 AGENT_REVOKED wit
   assert.equal(res.body.error.code, "AGENT_REVOKED");
   assert.equal(res.body.error.details.recovery.action, "REQUEST_NEW_PAIRING_CODE");
   // The refusal did not consume the code.
-  const row = await db.selectFrom("pairing_codes").select("first_used_at").where("code", "=", code)
+  const row = await db.selectFrom("pairing_codes").select("first_used_at").where(
+    "code_hash",
+    "=",
+    hashPairingCode(code),
+  )
     .executeTakeFirstOrThrow();
   assert.equal(row.first_used_at, null);
 });

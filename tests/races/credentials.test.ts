@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { normalizeCode } from "@/domain/pairing/codes.ts";
+import { hashPairingCode } from "@/domain/shared/crypto.ts";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { adminCode, connect } from "../pairing/helpers.ts";
 
@@ -7,9 +9,9 @@ import { adminCode, connect } from "../pairing/helpers.ts";
 async function codeRow(code: string) {
   const { db } = await env();
   return await db.selectFrom("pairing_codes").selectAll().where(
-    "code",
+    "code_hash",
     "=",
-    code.replace(/[^A-Z0-9]/gi, "").toUpperCase(),
+    hashPairingCode(normalizeCode(code)),
   )
     .executeTakeFirstOrThrow();
 }

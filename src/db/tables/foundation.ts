@@ -138,7 +138,8 @@ export interface TokensTable {
 
 export interface PairingCodesTable {
   id: string;
-  code: string;
+  /** SHA-256 hex of the code (migration 0012): the code itself is never stored. */
+  code_hash: string;
   project_id: string;
   /** Organization at issue (sessions area migration 0003). */
   org_id?: string | null;

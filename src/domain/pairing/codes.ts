@@ -1,6 +1,6 @@
 import type { AgentRole } from "@/db/tables/foundation.ts";
 import type { DbOrTrx } from "@/db/database.ts";
-import { randomPairingCode } from "@/domain/shared/crypto.ts";
+import { hashPairingCode, randomPairingCode } from "@/domain/shared/crypto.ts";
 
 /** Code lifetimes (spec: Pairing code). */
 export const ADMIN_CODE_TTL_SECONDS = 5 * 60;
@@ -51,7 +51,7 @@ export async function issuePairingCode(db: DbOrTrx, input: IssueCodeInput): Prom
     const code = randomPairingCode();
     const inserted = await db.insertInto("pairing_codes").values({
       id: crypto.randomUUID(),
-      code,
+      code_hash: hashPairingCode(code),
       project_id: input.projectId,
       org_id: project?.org_id ?? null,
       agent_id: agentId,
@@ -62,7 +62,7 @@ export async function issuePairingCode(db: DbOrTrx, input: IssueCodeInput): Prom
       issued_by_agent_id: input.issuedByAgentId ?? null,
       created_at: input.now,
       expires_at: expiresAt,
-    }).onConflict((oc) => oc.column("code").doNothing()).returning("code").executeTakeFirst();
+    }).onConflict((oc) => oc.column("code_hash").doNothing()).returning("id").executeTakeFirst();
     if (inserted) return { code, expiresAt: expiresAt.toISOString(), ttlSeconds: input.ttlSeconds };
   }
   throw new Error("Cannot issue a pairing code: no free code after 5 attempts");

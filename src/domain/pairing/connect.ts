@@ -7,11 +7,12 @@ import { projectPhase, workqueue } from "@/domain/projects/overview.ts";
 import { completeOpenSessions, openPairingSession } from "@/domain/sessions/open.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
-import { randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
+import { hashPairingCode, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import { CODE_MAX_STRIKES, CODE_REUSE_WINDOW_MS, normalizeCode } from "./codes.ts";
 import { inferCompany } from "./company.ts";
 import { pairingContext } from "./pairing-context.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 export interface ConnectInput {
   code: string;
@@ -82,7 +83,7 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
     }
   } catch (err) {
     if (err instanceof DomainError) throw err;
-    console.error("pairing unavailable:", err);
+    console.error("pairing unavailable:", loggableError(err));
     throw new DomainError(503, "SERVICE_UNAVAILABLE", "Pairing is unavailable right now", {
       recovery: recovery("RETRY_LATER", "POST /pair/connect", "Retry in a few seconds", { code: "<code>" }),
     }, { "Retry-After": "5" });
@@ -91,7 +92,7 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
 
 async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) {
   const code = await ctx.db.selectFrom("pairing_codes").selectAll()
-    .where("code", "=", normalizeCode(input.code)).executeTakeFirst();
+    .where("code_hash", "=", hashPairingCode(normalizeCode(input.code))).executeTakeFirst();
   if (!code || code.invalidated_at || code.strikes >= CODE_MAX_STRIKES) throw invalidCode();
 
   const project = await ctx.db.selectFrom("projects").selectAll().where("id", "=", code.project_id)

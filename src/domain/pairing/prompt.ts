@@ -1,5 +1,6 @@
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
+import { hashPairingCode } from "@/domain/shared/crypto.ts";
 import { CODE_MAX_STRIKES, CODE_REUSE_WINDOW_MS, normalizeCode } from "./codes.ts";
 
 /** Prompt look-ups allowed per client address per 5 minutes (documented design). */
@@ -43,7 +44,6 @@ export async function pairingPrompt(
     "c.project_id",
   )
     .select([
-      "c.code",
       "c.agent_name as agentName",
       "c.role",
       "c.platform",
@@ -56,7 +56,7 @@ export async function pairingPrompt(
       "p.ticket_prefix as prefix",
       "p.password_hash as passwordHash",
     ])
-    .where("c.code", "=", normalizeCode(rawCode)).executeTakeFirst();
+    .where("c.code_hash", "=", hashPairingCode(normalizeCode(rawCode))).executeTakeFirst();
   if (!code || code.invalidatedAt || code.strikes >= CODE_MAX_STRIKES) {
     return { status: 404, text: PROMPT_UNKNOWN_CODE };
   }
@@ -65,7 +65,7 @@ export async function pairingPrompt(
   if (usableUntil <= now) return { status: 404, text: PROMPT_UNKNOWN_CODE };
 
   const api = `${ctx.publicUrl}/api`;
-  const body: Record<string, string> = { code: code.code };
+  const body: Record<string, string> = { code: normalizeCode(rawCode) };
   if (!code.agentName) body.agentName = "<your agent name>";
   if (!code.platform) body.platform = "<your platform, e.g. claude-code>";
   if (!code.model) body.model = "<your model>";

@@ -1,3 +1,5 @@
+import { createHash, scrypt, timingSafeEqual as nodeTimingSafeEqual } from "node:crypto";
+
 const encoder = new TextEncoder();
 
 function toHex(bytes: Uint8Array): string {
@@ -21,20 +23,51 @@ export async function hashToken(token: string): Promise<string> {
   return toHex(new Uint8Array(digest));
 }
 
-const PBKDF2_ITERATIONS = 100_000;
+/** scrypt cost: N = 2^14, r = 8, p = 1 (16 MiB of memory per hash), 32-byte key, 16-byte salt. */
+const SCRYPT = { N: 16_384, r: 8, p: 1 } as const;
+const SCRYPT_KEY_BYTES = 32;
 
-/** PBKDF2-SHA256 password hash, stored as `pbkdf2$<iterations>$<salt>$<hash>`. */
-export async function hashPassword(password: string): Promise<string> {
-  const salt = crypto.getRandomValues(new Uint8Array(16));
-  const hash = await pbkdf2(password, salt, PBKDF2_ITERATIONS);
-  return `pbkdf2$${PBKDF2_ITERATIONS}$${toHex(salt)}$${hash}`;
+function scryptHex(password: string, salt: Uint8Array, N: number, r: number, p: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    scrypt(
+      password.normalize("NFC"),
+      salt,
+      SCRYPT_KEY_BYTES,
+      { N, r, p, maxmem: 256 * N * r },
+      (err, key) => {
+        if (err) reject(err);
+        else resolve(toHex(new Uint8Array(key)));
+      },
+    );
+  });
 }
 
+function fromHex(hex: string): Uint8Array {
+  return new Uint8Array(hex.match(/../g)?.map((h) => parseInt(h, 16)) ?? []);
+}
+
+/**
+ * Password hash with scrypt (memory-hard, node:crypto) and a random 16-byte salt, stored as
+ * `scrypt$<N>$<r>$<p>$<salt>$<hash>`. Users' passwords and projects' pairing passwords use it.
+ */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const hash = await scryptHex(password, salt, SCRYPT.N, SCRYPT.r, SCRYPT.p);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${toHex(salt)}$${hash}`;
+}
+
+/** Checks a password against a stored hash (scrypt; older PBKDF2 hashes still verify), in constant time. */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, iterations, saltHex, expected] = stored.split("$");
+  const parts = stored.split("$");
+  if (parts[0] === "scrypt" && parts.length === 6) {
+    const [, n, r, p, saltHex, expected] = parts as [string, string, string, string, string, string];
+    const N = Number(n), R = Number(r), P = Number(p);
+    if (![N, R, P].every((v) => Number.isInteger(v) && v > 0) || N > 1 << 20) return false;
+    return timingSafeEqual(await scryptHex(password, fromHex(saltHex), N, R, P), expected);
+  }
+  const [scheme, iterations, saltHex, expected] = parts;
   if (scheme !== "pbkdf2" || !iterations || !saltHex || !expected) return false;
-  const salt = new Uint8Array(saltHex.match(/../g)?.map((h) => parseInt(h, 16)) ?? []);
-  const actual = await pbkdf2(password, salt, Number(iterations));
+  const actual = await pbkdf2(password, fromHex(saltHex), Number(iterations));
   return timingSafeEqual(actual, expected);
 }
 
@@ -48,11 +81,19 @@ async function pbkdf2(password: string, salt: Uint8Array, iterations: number): P
   return toHex(new Uint8Array(bits));
 }
 
+/**
+ * Constant-time string comparison: both sides are reduced to SHA-256 digests first, so neither the
+ * content nor the length of the expected value leaks through timing.
+ */
 export function timingSafeEqual(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
+  const da = createHash("sha256").update(a, "utf8").digest();
+  const db = createHash("sha256").update(b, "utf8").digest();
+  return nodeTimingSafeEqual(da, db);
+}
+
+/** SHA-256 hex of a pairing code (codes are stored only as this hash). */
+export function hashPairingCode(code: string): string {
+  return createHash("sha256").update(code, "utf8").digest("hex");
 }
 
 const CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";

@@ -3,6 +3,7 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { createTicket, type CreateTicketFields } from "./create.ts";
 import { ticketUrl } from "./project-info.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 /** A batch row after validation: the parsed fields, or the refusal a single create would have given. */
 export type BatchRow = { ok: true; input: CreateTicketFields } | {
@@ -59,7 +60,9 @@ export async function createBatch(ctx: ActorCtx, rows: BatchRow[]) {
     } catch (err) {
       // The database went away: the whole request fails with 503 rather than every row with INTERNAL.
       if (isDatabaseUnavailable(err)) throw err;
-      if (!(err instanceof DomainError)) console.error(`ticket batch row ${index} failed:`, err);
+      if (!(err instanceof DomainError)) {
+        console.error(`ticket batch row ${index} failed:`, loggableError(err));
+      }
       const refusal = err instanceof DomainError
         ? err
         : new DomainError(500, "INTERNAL", "Unexpected failure creating this row; retry it");
