@@ -5,6 +5,8 @@ import type { AppEnv } from "./env.ts";
 
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 const MAX_REPORTED = 20;
+/** `\u0000` or a surrogate escape `\uD800`..`\uDFFF`, in any letter case. */
+const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f][0-9a-f]{2})/i;
 
 /**
  * Why a string cannot be stored: PostgreSQL refuses NUL (`\u0000`) in `text` and `jsonb`, and a lone
@@ -108,7 +110,9 @@ export function textGuard(): MiddlewareHandler<AppEnv> {
       const text = await c.req.text();
       let parsed: unknown = undefined;
       try {
-        if (text !== "") parsed = JSON.parse(text);
+        // JSON text can carry NUL or a lone surrogate only as a `\u` escape (a raw control character is
+        // invalid JSON; invalid UTF-8 decodes to U+FFFD): without one there is nothing to walk.
+        if (UNSTORABLE_ESCAPE.test(text)) parsed = JSON.parse(text);
       } catch {
         parsed = undefined; // malformed JSON: the route's own validation answers it
       }
