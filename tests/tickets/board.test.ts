@@ -180,7 +180,7 @@ test("TKT-036 TKT-023 board rows add criteriaCount, criteriaPassed, artifactCoun
       id: crypto.randomUUID(),
       ticket_id: t.id,
       type: "pull_request",
-      url: "https://example.com/pr",
+      url: `https://example.com/pr/${status}`,
       status,
       created_at: now,
       updated_at: now,
