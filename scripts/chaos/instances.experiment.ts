@@ -13,6 +13,8 @@
  * at the end, whatever happens; the whole run is bounded (DEADLINE_MS).
  */
 import postgres from "postgres";
+import { normalizeCode } from "@/domain/pairing/codes.ts";
+import { hashPairingCode } from "@/domain/shared/crypto.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DEADLINE_MS = 88_000;
@@ -526,7 +528,7 @@ async function run(): Promise<void> {
       });
       statuses.push(`${right.status} ${right.body?.error?.code}`);
       const [row] = await sql`SELECT strikes, invalidated_at IS NOT NULL AS invalid FROM pairing_codes
-        WHERE code = ${String(code.code).toUpperCase().replace(/[^A-Z0-9]/g, "")}`;
+        WHERE code_hash = ${hashPairingCode(normalizeCode(String(code.code)))}`;
       return { statuses, strikes: row!.strikes as number, invalid: row!.invalid as boolean };
     };
     const one = await strikes(1);
