@@ -35,17 +35,6 @@ export type Role = "generator" | "evaluator" | "observer" | "orchestrator";
 export const ROLES: Role[] = ["generator", "evaluator", "observer", "orchestrator"];
 
 export const FILES = ["src/a.ts", "src/b.ts", "src/lib/util.ts", "README.md", "tests/a.test.ts"];
-export const STATUSES = [
-  "backlog",
-  "claimed",
-  "in_progress",
-  "blocked",
-  "needs_review",
-  "review",
-  "changes_requested",
-  "done",
-  "cancelled",
-];
 
 function ok(res: Awaited<ReturnType<typeof call>>, what: string) {
   if (res.status >= 300) throw new Error(`seed: ${what} failed: ${res.status} ${res.text.slice(0, 300)}`);
