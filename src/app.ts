@@ -8,6 +8,7 @@ import { requestId } from "@/http/request-id.ts";
 import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
+import { documentOAuthTokenRoutes, oauthTokenRoutes } from "@/routes/oauth/token.ts";
 import { docsPage } from "@/routes/docs-page.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
@@ -16,6 +17,7 @@ import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 export function createApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
   registerRoutes(api);
+  documentOAuthTokenRoutes(api.openAPIRegistry);
   return api;
 }
 
@@ -48,6 +50,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`), 404));
 
   const api = createApi();
+  app.route("/api/oauth", oauthTokenRoutes());
   app.route("/api", api);
   app.route("/svc", api);
   app.route("/admin", adminApp());
