@@ -12,6 +12,8 @@ import { documentOAuthTokenRoutes, oauthTokenRoutes } from "@/routes/oauth/token
 import { docsPage } from "@/routes/docs-page.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
+import { authorizeApp } from "@/routes/oauth/authorize.ts";
+import { registerApp } from "@/routes/oauth/register.ts";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -48,6 +50,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use("/admin/*", textGuard());
   app.onError(errorResponse);
   app.notFound((c) => c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`), 404));
+
+  // OAuth surfaces (RFC shapes, not the envelope): registration and the sign-in and consent page.
+  app.route("/", registerApp());
+  app.route("/", authorizeApp());
 
   const api = createApi();
   app.route("/api/oauth", oauthTokenRoutes());

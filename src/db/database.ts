@@ -10,6 +10,7 @@ import type { HandoffTables } from "./tables/handoff.ts";
 import type { SharedTables } from "./tables/shared.ts";
 import type { ContextTables } from "./tables/context.ts";
 import type { InstancesTables } from "./tables/instances.ts";
+import type { OAuthClientsTables } from "./tables/oauth-clients.ts";
 import type { OAuthTokensTables } from "./tables/oauth-tokens.ts";
 
 /** Every table of the service. Each area keeps its own additions in tables/<area>.ts. */
@@ -26,6 +27,7 @@ export interface Database
     SharedTables,
     ContextTables,
     InstancesTables,
+    OAuthClientsTables,
     OAuthTokensTables {}
 
 export type Db = Kysely<Database>;
