@@ -9,6 +9,7 @@ import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
 import { docsPage } from "@/routes/docs-page.ts";
+import { documentOAuthMetadata, registerOAuthMetadata } from "@/routes/oauth/metadata.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 
@@ -16,6 +17,7 @@ import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 export function createApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
   registerRoutes(api);
+  documentOAuthMetadata(api.openAPIRegistry);
   return api;
 }
 
@@ -48,6 +50,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.notFound((c) => c.json(errorBody("NOT_FOUND", `No route for ${c.req.method} ${c.req.path}`), 404));
 
   const api = createApi();
+  // OAuth discovery and keys (RFC shapes, not the envelope), before the REST API claims /api/*.
+  registerOAuthMetadata(app);
   app.route("/api", api);
   app.route("/svc", api);
   app.route("/admin", adminApp());

@@ -10,6 +10,7 @@ import type { HandoffTables } from "./tables/handoff.ts";
 import type { SharedTables } from "./tables/shared.ts";
 import type { ContextTables } from "./tables/context.ts";
 import type { InstancesTables } from "./tables/instances.ts";
+import type { OAuthKeysTables } from "./tables/oauth-keys.ts";
 
 /** Every table of the service. Each area keeps its own additions in tables/<area>.ts. */
 export interface Database
@@ -24,7 +25,8 @@ export interface Database
     HandoffTables,
     SharedTables,
     ContextTables,
-    InstancesTables {}
+    InstancesTables,
+    OAuthKeysTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;
