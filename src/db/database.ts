@@ -10,6 +10,7 @@ import type { HandoffTables } from "./tables/handoff.ts";
 import type { SharedTables } from "./tables/shared.ts";
 import type { ContextTables } from "./tables/context.ts";
 import type { InstancesTables } from "./tables/instances.ts";
+import type { OAuthKeysTables } from "./tables/oauth-keys.ts";
 import type { OAuthClientsTables } from "./tables/oauth-clients.ts";
 import type { OAuthTokensTables } from "./tables/oauth-tokens.ts";
 
@@ -27,6 +28,7 @@ export interface Database
     SharedTables,
     ContextTables,
     InstancesTables,
+    OAuthKeysTables,
     OAuthClientsTables,
     OAuthTokensTables {}
 
