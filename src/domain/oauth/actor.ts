@@ -2,6 +2,7 @@ import type { Actor } from "@/domain/shared/actor.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/auth/scopes.ts";
 import { accessTokenRejected, verifyAccessToken } from "./access-token.ts";
+import { isAccessTokenRevoked } from "./token.ts";
 
 /** Platform recorded for agents created through OAuth (OAUTH-003), the value the tool server sends. */
 export const OAUTH_PLATFORM = "oauth";
@@ -17,6 +18,8 @@ const AGENT_NAME_MAX = 100;
  */
 export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise<Actor> {
   const claims = await verifyAccessToken(ctx, token);
+  // Revoked through POST /api/oauth/revoke, or issued from a code that was replayed (OAUTH-042, OAUTH-063).
+  if (await isAccessTokenRevoked(ctx.db, claims.jti)) throw accessTokenRejected();
   const row = await ctx.db
     .selectFrom("projects as p")
     .innerJoin("organizations as o", "o.id", "p.org_id")

@@ -91,8 +91,8 @@ interface Grant {
 async function currentScope(db: DbOrTrx, grant: Grant): Promise<"read" | "write"> {
   const row = await db.selectFrom("memberships")
     .innerJoin("projects", "projects.id", "memberships.project_id")
-    .innerJoin("orgs", "orgs.id", "projects.org_id")
-    .select(["memberships.role", "projects.status as projectStatus", "orgs.status as orgStatus"])
+    .innerJoin("organizations", "organizations.id", "projects.org_id")
+    .select(["memberships.role", "projects.status as projectStatus", "organizations.status as orgStatus"])
     .where("memberships.project_id", "=", grant.projectId)
     .where("memberships.user_id", "=", grant.userId)
     .executeTakeFirst();

@@ -1,4 +1,4 @@
-import type { OpenAPIRegistry } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import {
   OAuthErrorBody,
@@ -13,8 +13,7 @@ import { exchangeToken, revokeToken, type TokenParams } from "@/domain/oauth/tok
 import { type AppEnv, serviceCtx } from "@/http/env.ts";
 import { unstorableReason } from "@/http/text-guard.ts";
 
-/** Content types the token and revocation endpoints read (the body guard lets both through here). */
-export const OAUTH_FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
+type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 
 const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
