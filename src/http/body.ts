@@ -36,8 +36,10 @@ export function jsonDepth(text: string, limit = Infinity): number {
 }
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
-const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-/** The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009). */
+/**
+ * The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009) and answer
+ * any other content type themselves, in the OAuth error shape (`invalid_request`).
+ */
 const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
@@ -49,7 +51,7 @@ function hasBody(req: Request): boolean {
 
 /**
  * Refuses, before any parsing: a body over the size limit (413 PAYLOAD_TOO_LARGE), a body without a
- * JSON content type (415 VALIDATION_ERROR; form-encoded bodies pass on the OAuth token and revocation paths) and JSON nested deeper than MAX_JSON_DEPTH (400
+ * JSON content type (415 VALIDATION_ERROR; not on the OAuth token and revocation paths, which read forms) and JSON nested deeper than MAX_JSON_DEPTH (400
  * VALIDATION_ERROR). The body text stays cached on the request for the validators.
  */
 export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandler<AppEnv> {
@@ -66,7 +68,7 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
     });
     return await limiter(c, async () => {
       const type = c.req.header("content-type") ?? "";
-      if (FORM_TYPE.test(type) && FORM_PATHS.has(c.req.path)) return await next();
+      if (FORM_PATHS.has(c.req.path) && !JSON_TYPE.test(type)) return await next();
       if (!JSON_TYPE.test(type)) {
         throw new DomainError(415, "VALIDATION_ERROR", "Content-Type must be application/json", {
           contentType: type || null,

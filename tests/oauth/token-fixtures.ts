@@ -3,9 +3,14 @@ import { toJson } from "@/db/tables/types.ts";
 import { hashToken } from "@/domain/shared/crypto.ts";
 import { admin, call, env } from "../helpers/mod.ts";
 
-/** A known PKCE pair (RFC 7636 appendix B). */
-export const VERIFIER = "dBjftJeZ4CVP-mJ0kg6Ak-xjl8JKXo9-sQYR3-Ccp1E";
-export const CHALLENGE = "E9Melhoe2OgdcCNVRH1z_AHKXWbIVbZ9rNY7N-9XgSo";
+/** A known PKCE pair: the challenge is BASE64URL(SHA-256(verifier)), computed independently here. */
+export const VERIFIER = "test-verifier-0123456789-abcdefghijklmnopqrstuvwxyz";
+export const CHALLENGE = await s256(VERIFIER);
+
+async function s256(verifier: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+  return btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
 export const REDIRECT = "https://app.example.com/callback";
 
 let counter = 0;
