@@ -6061,6 +6061,396 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange an authorization code or a refresh token (OAuth 2.1)
+         * @description No bearer token. Body form-encoded or JSON, in the RFC 6749 shapes (flat JSON, not the envelope).
+         *
+         *     **authorization_code**: `code` (single use, 60 s), `redirect_uri` and `client_id` exactly as at authorize
+         *     (a non-loopback redirect must still be registered for the client), `code_verifier` (43 to 128 characters,
+         *     S256 check against the challenge). A code presented a second time answers `invalid_grant` and revokes every
+         *     token issued from its first use (the refresh-token family and the access token issued with it).
+         *
+         *     **refresh_token**: `refresh_token` (`svc_rt_...`) and `client_id`. Every refresh consumes the token and
+         *     returns a new one; the family lives 30 days from the code exchange and rotation never extends it. A used token
+         *     or a `client_id` mismatch answers `invalid_grant` and revokes the whole family. Each refresh re-checks that the
+         *     organization is active, the project exists and is active and the user is still a member (else `invalid_grant`),
+         *     and re-applies the viewer cap (viewers get `read`).
+         *
+         *     Concurrent redemptions of one code or refreshes of one token: exactly one succeeds (the code or token is
+         *     consumed by a conditional update in the transaction that stores the new refresh token); the others are
+         *     replays and revoke the family, so there is never more than one live refresh token.
+         *
+         *     Responses carry `Cache-Control: no-store` and `Pragma: no-cache`. Errors `{ error, error_description }`:
+         *     `invalid_request` (400: missing or repeated parameter, malformed verifier, unsupported content type),
+         *     `invalid_grant` (400: invalid, expired or used code or refresh token, redirect_uri or client_id mismatch, PKCE
+         *     failure, authorization no longer valid), `unsupported_grant_type` (400), `temporarily_unavailable` (503).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+                    "application/json": components["schemas"]["OAuthTokenRequest"];
+                };
+            };
+            responses: {
+                /** @description Tokens */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthTokenResponse"];
+                    };
+                };
+                /** @description invalid_request, invalid_grant, unsupported_grant_type */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthTokenError"];
+                    };
+                };
+                /** @description Unexpected failure */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description temporarily_unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthTokenError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an access token or a refresh-token family (RFC 7009)
+         * @description No bearer token. Body `token` (+ optional `token_type_hint`), form-encoded or JSON.
+         *     Answers `200 {}` for any token, recognised or not. A refresh token revokes its whole family (no token of it
+         *     can be refreshed afterwards; access tokens already issued stay valid until they expire). A valid access token
+         *     (design; the spec is silent) is recorded by its `jti` until it would expire, and is refused afterwards.
+         *     Errors: `invalid_request` (400: no `token`, unsupported content type), `temporarily_unavailable` (503).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": components["schemas"]["OAuthRevokeRequest"];
+                    "application/json": components["schemas"]["OAuthRevokeRequest"];
+                };
+            };
+            responses: {
+                /** @description Revoked (or unknown) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthRevokeResponse"];
+                    };
+                };
+                /** @description invalid_request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthTokenError"];
+                    };
+                };
+                /** @description Unexpected failure */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description temporarily_unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthTokenError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414)
+         * @description No credentials, not rate limited (cost 0). OAUTH-008/009: issuer = {auth_url}; PKCE S256 only; public clients only (token_endpoint_auth_method none); RFC 9207 iss on the authorization response.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthAuthorizationServerMetadata"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Signing keys (JWK Set)
+         * @description No credentials, not rate limited (cost 0). OAUTH-010: the public half of every signing key whose access tokens may still be live: the current key and keys retired less than one access-token lifetime (1 hour, plus 60 seconds of grace) ago. Rotate with POST /admin/keys/rotate.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The keys */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JsonWebKeySet"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected resource metadata of the tool server (RFC 9728)
+         * @description No credentials, not rate limited (cost 0). OAUTH-011: resource = {mcp_url}; both addresses answer the same document.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected resource metadata of the tool server (RFC 9728)
+         * @description No credentials, not rate limited (cost 0). OAUTH-011: resource = {mcp_url}; both addresses answer the same document.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8066,6 +8456,89 @@ export interface components {
             nextCursor: string;
             /** @description True when the page was full: call again at once */
             hasMore: boolean;
+        };
+        OAuthTokenResponse: {
+            /** @description RS256 JWT (`typ: at+jwt`), 1 hour */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @example 3600 */
+            expires_in: number;
+            /** @description `svc_rt_...`, rotates on every use */
+            refresh_token: string;
+            /** @enum {string} */
+            scope: "read" | "write";
+        };
+        OAuthTokenError: {
+            /** @description `invalid_request`, `invalid_grant`, `unsupported_grant_type` or `temporarily_unavailable` */
+            error: string;
+            error_description: string;
+        };
+        OAuthTokenRequest: {
+            /** @description `authorization_code` or `refresh_token`; any other value is `unsupported_grant_type` */
+            grant_type: string;
+            /** @description authorization_code: the code (`svc_ac_...`), single use */
+            code?: string;
+            /** @description authorization_code: exactly the value sent to authorize */
+            redirect_uri?: string;
+            /** @description authorization_code: PKCE verifier, 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (S256 check) */
+            code_verifier?: string;
+            /** @description The client of the authorization (omitted only when authorize had no client_id) */
+            client_id?: string;
+            /** @description refresh_token: the refresh token (`svc_rt_...`) */
+            refresh_token?: string;
+        };
+        OAuthRevokeResponse: Record<string, never>;
+        OAuthRevokeRequest: {
+            /** @description An access token or a refresh token */
+            token: string;
+            /** @description `access_token` or `refresh_token`; optional and only a hint */
+            token_type_hint?: string;
+        };
+        OAuthAuthorizationServerMetadata: {
+            /** @description {auth_url} (PUBLIC_URL) */
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            registration_endpoint: string;
+            revocation_endpoint: string;
+            jwks_uri: string;
+            scopes_supported: ("read" | "write")[];
+            response_types_supported: "code"[];
+            response_modes_supported: "query"[];
+            grant_types_supported: ("authorization_code" | "refresh_token")[];
+            token_endpoint_auth_methods_supported: "none"[];
+            revocation_endpoint_auth_methods_supported: "none"[];
+            code_challenge_methods_supported: "S256"[];
+            /** @enum {boolean} */
+            authorization_response_iss_parameter_supported: true;
+            service_documentation: string;
+        };
+        OAuthError: {
+            /** @example invalid_request */
+            error: string;
+            error_description?: string;
+        };
+        JsonWebKeySet: {
+            keys: {
+                /** @enum {string} */
+                kty: "RSA";
+                n: string;
+                e: string;
+                kid: string;
+                /** @enum {string} */
+                use: "sig";
+                /** @enum {string} */
+                alg: "RS256";
+            }[];
+        };
+        OAuthProtectedResourceMetadata: {
+            /** @description {mcp_url} (PUBLIC_URL/mcp) */
+            resource: string;
+            authorization_servers: string[];
+            bearer_methods_supported: "header"[];
+            scopes_supported: ("read" | "write")[];
+            resource_documentation: string;
         };
     };
     responses: never;

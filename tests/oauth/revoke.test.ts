@@ -52,7 +52,10 @@ test("OAUTH-061 revoking a refresh token revokes its whole family: no token of i
 test("OAUTH-061 a wrong token_type_hint does not stop the revocation", async () => {
   const g = await grantee();
   const first = await tokens(g);
-  const res = await oauthPost("/api/oauth/revoke", { token: first.refresh_token, token_type_hint: "access_token" });
+  const res = await oauthPost("/api/oauth/revoke", {
+    token: first.refresh_token,
+    token_type_hint: "access_token",
+  });
   assert.equal(res.status, 200);
   assert.notEqual((await refreshRow(first.refresh_token)).revoked_at, null);
 });
@@ -70,7 +73,10 @@ test("OAUTH-063 a revoked access token is refused afterwards (401), its refresh 
   const g = await grantee();
   const first = await tokens(g);
   assert.equal((await call("GET", "/me", { token: first.access_token })).status, 200);
-  const res = await oauthPost("/api/oauth/revoke", { token: first.access_token, token_type_hint: "access_token" });
+  const res = await oauthPost("/api/oauth/revoke", {
+    token: first.access_token,
+    token_type_hint: "access_token",
+  });
   assert.equal(res.status, 200);
   assert.deepEqual(res.body, {});
   const { db } = await env();
