@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { hashToken } from "@/domain/shared/crypto.ts";
-import { admin, advanceClock, call, env, test } from "../helpers/mod.ts";
+import { admin, advanceClock, call, callOn, env, test } from "../helpers/mod.ts";
+import { startTestEnv } from "../helpers/env.ts";
 import {
   CHALLENGE,
   claimsOf,
@@ -378,4 +379,16 @@ test("OAUTH-057 refresh tokens are stored only as SHA-256 hashes", async () => {
   const first = await tokens(g);
   const row = await refreshRow(first.refresh_token);
   assert.equal(row.token_hash, await hashToken(first.refresh_token));
+});
+
+test("OAUTH-058 an unreachable database answers 503 temporarily_unavailable in the OAuth shape", async () => {
+  const down = await startTestEnv();
+  await down.close();
+  const res = await callOn(down, "POST", "/api/oauth/token", {
+    body: { grant_type: "refresh_token", refresh_token: "svc_rt_whatever", client_id: "c" },
+  });
+  assertOAuthError(res, 503, "temporarily_unavailable");
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  const revoke = await callOn(down, "POST", "/api/oauth/revoke", { body: { token: "svc_rt_whatever" } });
+  assertOAuthError(revoke, 503, "temporarily_unavailable");
 });
