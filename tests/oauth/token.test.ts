@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { hashToken } from "@/domain/shared/crypto.ts";
 import { admin, advanceClock, call, callOn, env, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
+import { pruneTables } from "@/domain/maintenance/prune.ts";
 import {
   CHALLENGE,
   claimsOf,
@@ -391,4 +392,29 @@ test("OAUTH-058 an unreachable database answers 503 temporarily_unavailable in t
   assert.equal(res.headers.get("cache-control"), "no-store");
   const revoke = await callOn(down, "POST", "/api/oauth/revoke", { body: { token: "svc_rt_whatever" } });
   assertOAuthError(revoke, 503, "temporarily_unavailable");
+});
+
+test("OAUTH-057 pruning drops refresh tokens past their family's 30 days and revoked jtis past expiry", async () => {
+  const g = await grantee();
+  const first = await tokens(g);
+  const second = await refresh(g, first.refresh_token);
+  assert.equal(second.status, 200);
+  await oauthPost("/api/oauth/revoke", { token: second.body.access_token });
+  const e = await env();
+  const family = (await refreshRow(first.refresh_token)).family_id;
+  const jti = claimsOf(second.body.access_token).jti;
+  const revokedJti = () =>
+    e.db.selectFrom("oauth_revoked_access_tokens").select("jti").where("jti", "=", jti).executeTakeFirst();
+  const familyRows = () =>
+    e.db.selectFrom("oauth_refresh_tokens").select("id").where("family_id", "=", family).execute();
+  await pruneTables({ db: e.db, clock: e.clock });
+  assert.equal((await familyRows()).length, 2, "a live family is kept, used token included");
+  assert.ok(await revokedJti(), "a revoked jti is kept while its token could still be live");
+  await advanceClock(2 * DAY_MS);
+  await pruneTables({ db: e.db, clock: e.clock });
+  assert.equal(await revokedJti(), undefined);
+  assert.equal((await familyRows()).length, 2);
+  await advanceClock(30 * DAY_MS);
+  await pruneTables({ db: e.db, clock: e.clock });
+  assert.equal((await familyRows()).length, 0);
 });

@@ -31,18 +31,33 @@ export const RETENTION = {
   revokedTokenMs: 7 * DAY,
   /** A `/me` cache entry is only read for 30 seconds. */
   meCacheMs: HOUR,
+  /**
+   * OAuth refresh tokens are kept (revoked and used ones too, for reuse detection) until their family's
+   * 30 days are over, then a day; a revoked access token's `jti` until the token expired, then a day.
+   */
+  oauthAfterExpiryMs: DAY,
 };
 
 export const PRUNE_BATCH = 500;
 export const PRUNE_MAX_BATCHES = 20;
 
-export type PruneCounts = Record<"rateCounters" | "jobs" | "pairingCodes" | "tokens" | "meCache", number>;
+export type PruneCounts = Record<
+  | "rateCounters"
+  | "jobs"
+  | "pairingCodes"
+  | "tokens"
+  | "meCache"
+  | "oauthRefreshTokens"
+  | "oauthRevokedAccess",
+  number
+>;
 
 /**
  * Deletes rows that no rule reads any more, in batches of `batch` rows (at most `maxBatches` per table
  * and run, so one run is bounded). Each batch locks its rows with `FOR UPDATE SKIP LOCKED`, so several
- * instances may prune at once without waiting on each other or on live traffic. OAuth refresh tokens
- * are left alone (their reuse detection needs the revoked rows; the OAuth issue owns them).
+ * instances may prune at once without waiting on each other or on live traffic. Rows of the `tokens`
+ * table of kind `oauth_refresh` are left alone; OAuth refresh tokens live in `oauth_refresh_tokens` and
+ * go once their family's 30 days are over (reuse detection needs the used and revoked rows until then).
  */
 export async function pruneTables(
   deps: { db: Db; clock: Clock },
@@ -62,6 +77,7 @@ export async function pruneTables(
   const tokenCutoff = at(SESSION_GRACE_MS + RETENTION.tokenAfterGraceMs);
   const revokedCutoff = at(RETENTION.revokedTokenMs);
   const meCutoff = at(Math.max(RETENTION.meCacheMs, 2 * ME_CACHE_MS));
+  const oauthCutoff = at(RETENTION.oauthAfterExpiryMs);
 
   // A token is dead when revoked long ago, or when its hard or idle expiry passed beyond the refresh grace.
   // Never NULL (NOT of it must be true for a live token): api keys without expiry are not dead.
@@ -92,9 +108,23 @@ export async function pruneTables(
     meCache: sql`DELETE FROM me_cache WHERE (token_id, sub_agent_name) IN (
         SELECT token_id, sub_agent_name FROM me_cache WHERE cached_at < ${meCutoff}
         LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    oauthRefreshTokens: sql`DELETE FROM oauth_refresh_tokens WHERE id IN (
+        SELECT id FROM oauth_refresh_tokens WHERE family_expires_at < ${oauthCutoff}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    oauthRevokedAccess: sql`DELETE FROM oauth_revoked_access_tokens WHERE jti IN (
+        SELECT jti FROM oauth_revoked_access_tokens WHERE expires_at < ${oauthCutoff}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
   };
 
-  const counts: PruneCounts = { rateCounters: 0, jobs: 0, pairingCodes: 0, tokens: 0, meCache: 0 };
+  const counts: PruneCounts = {
+    rateCounters: 0,
+    jobs: 0,
+    pairingCodes: 0,
+    tokens: 0,
+    meCache: 0,
+    oauthRefreshTokens: 0,
+    oauthRevokedAccess: 0,
+  };
   for (const [name, statement] of Object.entries(statements) as [keyof PruneCounts, RawBuilder<unknown>][]) {
     for (let i = 0; i < maxBatches; i++) {
       const result = await statement.execute(db);
