@@ -6061,6 +6061,234 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414)
+         * @description No credentials, not rate limited (cost 0). OAUTH-008/009: issuer = {auth_url}; PKCE S256 only; public clients only (token_endpoint_auth_method none); RFC 9207 iss on the authorization response.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthAuthorizationServerMetadata"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/oauth/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Signing keys (JWK Set)
+         * @description No credentials, not rate limited (cost 0). OAUTH-010: the public half of every signing key whose access tokens may still be live: the current key and keys retired less than one access-token lifetime (1 hour, plus 60 seconds of grace) ago. Rotate with POST /admin/keys/rotate.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The keys */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["JsonWebKeySet"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected resource metadata of the tool server (RFC 9728)
+         * @description No credentials, not rate limited (cost 0). OAUTH-011: resource = {mcp_url}; both addresses answer the same document.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Protected resource metadata of the tool server (RFC 9728)
+         * @description No credentials, not rate limited (cost 0). OAUTH-011: resource = {mcp_url}; both addresses answer the same document.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
+                    };
+                };
+                /** @description Malformed request ({ error, error_description }) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+                /** @description Server error ({ error: server_error, error_description }) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8066,6 +8294,51 @@ export interface components {
             nextCursor: string;
             /** @description True when the page was full: call again at once */
             hasMore: boolean;
+        };
+        OAuthAuthorizationServerMetadata: {
+            /** @description {auth_url} (PUBLIC_URL) */
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            registration_endpoint: string;
+            revocation_endpoint: string;
+            jwks_uri: string;
+            scopes_supported: ("read" | "write")[];
+            response_types_supported: "code"[];
+            response_modes_supported: "query"[];
+            grant_types_supported: ("authorization_code" | "refresh_token")[];
+            token_endpoint_auth_methods_supported: "none"[];
+            revocation_endpoint_auth_methods_supported: "none"[];
+            code_challenge_methods_supported: "S256"[];
+            /** @enum {boolean} */
+            authorization_response_iss_parameter_supported: true;
+            service_documentation: string;
+        };
+        OAuthError: {
+            /** @example invalid_request */
+            error: string;
+            error_description?: string;
+        };
+        JsonWebKeySet: {
+            keys: {
+                /** @enum {string} */
+                kty: "RSA";
+                n: string;
+                e: string;
+                kid: string;
+                /** @enum {string} */
+                use: "sig";
+                /** @enum {string} */
+                alg: "RS256";
+            }[];
+        };
+        OAuthProtectedResourceMetadata: {
+            /** @description {mcp_url} (PUBLIC_URL/mcp) */
+            resource: string;
+            authorization_servers: string[];
+            bearer_methods_supported: "header"[];
+            scopes_supported: ("read" | "write")[];
+            resource_documentation: string;
         };
     };
     responses: never;
