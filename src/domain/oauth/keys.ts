@@ -108,8 +108,12 @@ export async function verificationKey(ctx: ServiceCtx, kid: string): Promise<Key
   return key;
 }
 
-/** `GET /api/oauth/jwks`: the public half of every key whose tokens may still be live, newest first. */
+/**
+ * `GET /api/oauth/jwks`: the public half of every key whose tokens may still be live, newest first (the
+ * first key is created here when none exists yet).
+ */
 export async function publicJwks(ctx: ServiceCtx): Promise<{ keys: Record<string, unknown>[] }> {
+  await currentSigningKey(ctx); // a verifier may fetch the set before the first token: never publish none
   const rows = await ctx.db.selectFrom("oauth_signing_keys").select(["kid", "public_jwk"])
     .where((eb) => eb.or([eb("retired_at", "is", null), eb("retired_at", ">", liveSince(ctx.clock.now()))]))
     .orderBy("created_at", "desc").orderBy("kid").execute();
