@@ -63,7 +63,9 @@ test("OAUTH-014 OAUTH-015 OAUTH-016 https, loopback http and private-use schemes
 
 test("OAUTH-013 no redirect_uris, an empty list or more than 10 answer 400 invalid_redirect_uri", async () => {
   const before = await clientCount();
-  for (const body of [{ client_name: "x" }, { redirect_uris: [] }, { redirect_uris: "https://a.example/cb" }]) {
+  for (
+    const body of [{ client_name: "x" }, { redirect_uris: [] }, { redirect_uris: "https://a.example/cb" }]
+  ) {
     const res = await register(body);
     assert.equal(res.status, 400);
     assert.equal(res.body.error, "invalid_redirect_uri");
@@ -138,7 +140,10 @@ test("OAUTH-012 confidential clients are refused: invalid_client_metadata", asyn
   });
   assert.equal(res.status, 400);
   assert.equal(res.body.error, "invalid_client_metadata");
-  const grant = await register({ redirect_uris: ["https://a.example/cb"], grant_types: ["client_credentials"] });
+  const grant = await register({
+    redirect_uris: ["https://a.example/cb"],
+    grant_types: ["client_credentials"],
+  });
   assert.equal(grant.status, 400);
   assert.equal(grant.body.error, "invalid_client_metadata");
   const notJson = await call("POST", "/api/oauth/register", {
