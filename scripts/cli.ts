@@ -108,6 +108,12 @@ const COMMANDS: Record<string, Command> = {
         scopes: str(f, "scopes")?.split(",").map((s) => s.trim()).filter(Boolean),
       }),
   },
+  "keys rotate": {
+    usage: "keys rotate   (new OAuth signing key; older keys verify until their tokens expire)",
+    method: "POST",
+    path: () => "/admin/keys/rotate",
+    body: () => ({}),
+  },
   "clock advance": {
     usage: "clock advance --ms MILLISECONDS   (server started with SVC_TEST_CLOCK=1)",
     method: "POST",

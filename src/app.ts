@@ -8,7 +8,9 @@ import { requestId } from "@/http/request-id.ts";
 import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
+import { documentOAuthTokenRoutes, oauthTokenRoutes } from "@/routes/oauth/token.ts";
 import { docsPage } from "@/routes/docs-page.ts";
+import { documentOAuthMetadata, registerOAuthMetadata } from "@/routes/oauth/metadata.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { authorizeApp } from "@/routes/oauth/authorize.ts";
@@ -18,6 +20,8 @@ import { registerApp } from "@/routes/oauth/register.ts";
 export function createApi(): OpenAPIHono<AppEnv> {
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
   registerRoutes(api);
+  documentOAuthTokenRoutes(api.openAPIRegistry);
+  documentOAuthMetadata(api.openAPIRegistry);
   return api;
 }
 
@@ -54,6 +58,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/", authorizeApp());
 
   const api = createApi();
+  app.route("/api/oauth", oauthTokenRoutes());
+  // OAuth discovery and keys (RFC shapes, not the envelope), before the REST API claims /api/*.
+  registerOAuthMetadata(app);
   app.route("/api", api);
   app.route("/svc", api);
   app.route("/admin", adminApp());

@@ -8,6 +8,7 @@ import { DomainError } from "@/domain/shared/errors.ts";
 import * as operator from "@/domain/operator/operator.ts";
 import * as operatorRead from "@/domain/operator/read.ts";
 import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
+import { rotateSigningKey } from "@/domain/oauth/keys.ts";
 
 /**
  * An id as PostgreSQL's uuid type reads it in canonical form (any version). Anything else is malformed
@@ -246,6 +247,12 @@ export function adminApp(): Hono<AppEnv> {
     withIds(async (c, { projectId, keyId }) =>
       ok(c, await operatorRead.getApiKey(ctx(c), projectId!, keyId!))
     ),
+  );
+
+  // A new OAuth signing key signs from now on; older keys keep verifying until their tokens expire.
+  admin.post(
+    "/keys/rotate",
+    async (c) => ok(c, await rotateSigningKey({ ...ctx(c), publicUrl: c.get("deps").config.publicUrl }), 201),
   );
 
   admin.post("/clock", async (c) => {

@@ -10,7 +10,9 @@ import type { HandoffTables } from "./tables/handoff.ts";
 import type { SharedTables } from "./tables/shared.ts";
 import type { ContextTables } from "./tables/context.ts";
 import type { InstancesTables } from "./tables/instances.ts";
+import type { OAuthKeysTables } from "./tables/oauth-keys.ts";
 import type { OAuthClientsTables } from "./tables/oauth-clients.ts";
+import type { OAuthTokensTables } from "./tables/oauth-tokens.ts";
 
 /** Every table of the service. Each area keeps its own additions in tables/<area>.ts. */
 export interface Database
@@ -26,7 +28,9 @@ export interface Database
     SharedTables,
     ContextTables,
     InstancesTables,
-    OAuthClientsTables {}
+    OAuthKeysTables,
+    OAuthClientsTables,
+    OAuthTokensTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

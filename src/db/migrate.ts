@@ -15,7 +15,9 @@ import * as m0011 from "./migrations/0011_ticket_activity.ts";
 import * as m0012 from "./migrations/0012_instances.ts";
 import * as m0013 from "./migrations/0013_races.ts";
 import * as m0014 from "./migrations/0014_secrets.ts";
+import * as m0015 from "./migrations/0015_oauth_keys.ts";
 import * as m0016 from "./migrations/0016_oauth_clients.ts";
+import * as m0017 from "./migrations/0017_oauth_tokens.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -37,7 +39,9 @@ const migrations: Record<string, Migration> = {
   "0012_instances": m0012,
   "0013_races": m0013,
   "0014_secrets": m0014,
+  "0015_oauth_keys": m0015,
   "0016_oauth_clients": m0016,
+  "0017_oauth_tokens": m0017,
 };
 
 const provider: MigrationProvider = {

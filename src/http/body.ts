@@ -36,6 +36,9 @@ export function jsonDepth(text: string, limit = Infinity): number {
 }
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+/** The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009). */
+const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 function hasBody(req: Request): boolean {
@@ -46,7 +49,7 @@ function hasBody(req: Request): boolean {
 
 /**
  * Refuses, before any parsing: a body over the size limit (413 PAYLOAD_TOO_LARGE), a body without a
- * JSON content type (415 VALIDATION_ERROR) and JSON nested deeper than MAX_JSON_DEPTH (400
+ * JSON content type (415 VALIDATION_ERROR; form-encoded bodies pass on the OAuth token and revocation paths) and JSON nested deeper than MAX_JSON_DEPTH (400
  * VALIDATION_ERROR). The body text stays cached on the request for the validators.
  */
 export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandler<AppEnv> {
@@ -63,6 +66,7 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
     });
     return await limiter(c, async () => {
       const type = c.req.header("content-type") ?? "";
+      if (FORM_TYPE.test(type) && FORM_PATHS.has(c.req.path)) return await next();
       if (!JSON_TYPE.test(type)) {
         throw new DomainError(415, "VALIDATION_ERROR", "Content-Type must be application/json", {
           contentType: type || null,

@@ -5,6 +5,8 @@ import { hashToken } from "@/domain/shared/crypto.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
 import { SUBAGENT_SCOPES } from "./scopes.ts";
+import { looksLikeJwt } from "@/domain/oauth/access-token.ts";
+import { authenticateOAuth } from "@/domain/oauth/actor.ts";
 import {
   API_KEY_PREFIX,
   nextIdleExpiry,
@@ -36,7 +38,7 @@ function rejected() {
 
 export interface AuthenticateInput {
   bearer: string | undefined;
-  /** `X-Svc-SubAgent` header value, honoured only with session tokens. */
+  /** `X-Svc-SubAgent` header value, honoured only with session tokens (ignored with OAuth tokens). */
   subAgentHeader?: string | undefined;
 }
 
@@ -48,6 +50,8 @@ export interface AuthenticateInput {
 export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): Promise<Actor> {
   const token = input.bearer?.trim();
   if (!token) throw fail.unauthorized("Missing bearer token");
+  // OAuth access tokens (JWTs): verified locally; `X-Svc-SubAgent` is ignored with them (SUB-005).
+  if (!token.startsWith("svc_") && looksLikeJwt(token)) return await authenticateOAuth(ctx, token);
   const kind = tokenKindOf(token);
   if (!kind) throw rejected();
   const now = ctx.clock.now();

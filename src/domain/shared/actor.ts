@@ -14,7 +14,7 @@ export interface Actor {
   projectId: string;
   orgId: string;
   plan: Plan;
-  /** Empty means unrestricted. */
+  /** Empty means unrestricted, except for OAuth actors (whose list is never unrestricted). */
   scopes: string[];
   sessionId: string | null;
   /** Set when acting as a sub-agent (svc_sub_ token or X-Svc-SubAgent header). */
@@ -23,7 +23,9 @@ export interface Actor {
   tokenExpiresAt: Date | null;
 }
 
-export function hasScope(actor: Actor, scope: string): boolean {
+export function hasScope(actor: Pick<Actor, "kind" | "scopes">, scope: string): boolean {
+  // An OAuth token is never "unrestricted": only the scopes it lists count.
+  if (actor.kind === "oauth") return actor.scopes.includes(scope);
   return actor.scopes.length === 0 || actor.scopes.includes(scope);
 }
 

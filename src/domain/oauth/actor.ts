@@ -1,0 +1,103 @@
+import type { Actor } from "@/domain/shared/actor.ts";
+import type { ServiceCtx } from "@/domain/shared/context.ts";
+import { OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/auth/scopes.ts";
+import { accessTokenRejected, verifyAccessToken } from "./access-token.ts";
+import { isAccessTokenRevoked } from "./token.ts";
+
+/** Platform recorded for agents created through OAuth (OAUTH-003), the value the tool server sends. */
+export const OAUTH_PLATFORM = "oauth";
+const AGENT_NAME_MAX = 100;
+
+/**
+ * Resolves an OAuth access token to its actor: verifies the JWT locally, then re-checks that the
+ * organization is active, the project active (and in that organization) and the user still a member;
+ * otherwise the one 401. A viewer is capped to `read` even when the token says `write`. The first call
+ * creates the user's agent in the token's project (role `generator`, platform `oauth`); later calls reuse
+ * it (one per user and project: `agents_oauth_user_key`). Scopes are the OAuth sets (ROLE-026/027), never
+ * empty, and `X-Svc-SubAgent` plays no part (SUB-005).
+ */
+export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise<Actor> {
+  const claims = await verifyAccessToken(ctx, token);
+  // Revoked through POST /api/oauth/revoke, or issued from a code that was replayed (OAUTH-042, OAUTH-063).
+  if (await isAccessTokenRevoked(ctx.db, claims.jti)) throw accessTokenRejected();
+  const row = await ctx.db
+    .selectFrom("projects as p")
+    .innerJoin("organizations as o", "o.id", "p.org_id")
+    .innerJoin(
+      "memberships as m",
+      (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", claims.sub),
+    )
+    .innerJoin("users as u", "u.id", "m.user_id")
+    .select([
+      "p.id as projectId",
+      "p.status as projectStatus",
+      "o.id as orgId",
+      "o.status as orgStatus",
+      "o.plan",
+      "m.role as memberRole",
+      "u.id as userId",
+      "u.name as userName",
+    ])
+    .where("p.id", "=", claims.projectId)
+    .executeTakeFirst();
+  if (!row || row.orgId !== claims.orgId) throw accessTokenRejected();
+  if (row.projectStatus !== "active" || row.orgStatus !== "active") throw accessTokenRejected();
+
+  const agent = await oauthAgent(ctx, row.projectId, row.userId, row.userName);
+  if (agent.status === "revoked") throw accessTokenRejected();
+  const scope = row.memberRole === "viewer" ? "read" : claims.scope;
+  return {
+    kind: "oauth",
+    tokenKind: "oauth_access",
+    tokenId: claims.jti,
+    agentId: agent.id,
+    agentName: agent.name,
+    platform: agent.platform,
+    role: agent.role,
+    projectId: row.projectId,
+    orgId: row.orgId,
+    plan: row.plan,
+    scopes: scope === "write" ? [...OAUTH_WRITE_SCOPES] : [...OAUTH_READ_SCOPES],
+    sessionId: null,
+    subAgentName: null,
+    tokenCreatedAt: new Date(claims.iat * 1000),
+    tokenExpiresAt: new Date(claims.exp * 1000),
+  };
+}
+
+/**
+ * The user's OAuth agent in the project, created on first need. Concurrent first calls race on the
+ * unique index and all read back the one row. When the user's name is already taken by another agent of
+ * the project, the agent is named `<name> (oauth)` (then with a short suffix).
+ */
+async function oauthAgent(ctx: ServiceCtx, projectId: string, userId: string, userName: string) {
+  const find = () =>
+    ctx.db.selectFrom("agents").select(["id", "name", "platform", "role", "status"])
+      .where("project_id", "=", projectId).where("user_id", "=", userId).where(
+        "platform",
+        "=",
+        OAUTH_PLATFORM,
+      )
+      .executeTakeFirst();
+  const existing = await find();
+  if (existing) return existing;
+  const base = userName.trim().slice(0, AGENT_NAME_MAX - 20) || "oauth-user";
+  const names = [base, `${base} (oauth)`, `${base} (oauth ${userId.slice(0, 8)})`];
+  for (const name of names) {
+    await ctx.db.insertInto("agents").values({
+      id: crypto.randomUUID(),
+      project_id: projectId,
+      user_id: userId,
+      name,
+      platform: OAUTH_PLATFORM,
+      model: null,
+      company: null,
+      role: "generator",
+      partner_managed_session_id: null,
+      created_at: ctx.clock.now(),
+    }).onConflict((oc) => oc.doNothing()).execute();
+    const created = await find();
+    if (created) return created;
+  }
+  throw accessTokenRejected();
+}
