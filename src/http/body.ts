@@ -37,8 +37,11 @@ export function jsonDepth(text: string, limit = Infinity): number {
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-/** The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009). */
-const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
+/**
+ * The OAuth token and revocation endpoints (RFC 6749, RFC 7009) and the consent page's form posts also read
+ * form-encoded bodies.
+ */
+const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke", "/oauth/authorize"]);
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 function hasBody(req: Request): boolean {

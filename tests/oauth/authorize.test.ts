@@ -608,3 +608,27 @@ test("OAUTH-020 attack: client_name is escaped and shown as unverified with the 
   assert.match(consent.text, /\(unverified\)/);
   assert.match(consent.text, /<code id="redirect-host">cb.example.net:8443<\/code>/);
 });
+
+test("attack: password guessing from one address is refused after 10 failures (429), even with the right password", async () => {
+  const user = await newUser();
+  const q = authorizeQuery({
+    response_type: "code",
+    redirect_uri: "http://127.0.0.1:9/cb",
+    code_challenge: pkce().challenge,
+  });
+  const browser = new Browser();
+  const page = await browser.get(q);
+  const fields = formFields(page.text);
+  for (let i = 0; i < 10; i++) {
+    const res = await browser.post({ ...fields, email: user.email, password: `guess-${i}` });
+    assert.equal(res.status, 401);
+  }
+  const blocked = await browser.post({ ...fields, email: user.email, password: user.password });
+  assert.equal(blocked.status, 429);
+  assert.ok(Number(blocked.headers.get("retry-after")) > 0);
+  assert.equal(browser.cookies.has("svc_oauth_session"), false);
+  const elsewhere = new Browser();
+  const again = await elsewhere.get(q);
+  const ok = await elsewhere.post({ ...formFields(again.text), email: user.email, password: user.password });
+  assert.equal(ok.status, 303, "another address signs in");
+});

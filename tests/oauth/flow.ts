@@ -73,10 +73,12 @@ export function projectOptions(html: string): string[] {
 /** A cookie-keeping client of the in-process app (no redirects followed). */
 export class Browser {
   cookies = new Map<string, string>();
+  /** Each browser has its own client address (X-Forwarded-For is trusted from loopback in tests). */
+  address = `10.88.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
 
   async request(method: string, path: string, form?: Record<string, string>): Promise<Page> {
     const e = await env();
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { "X-Forwarded-For": this.address };
     if (this.cookies.size > 0) {
       headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     }

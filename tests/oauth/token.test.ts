@@ -10,8 +10,8 @@ import {
   newClient,
   newCode,
   oauthPost,
-  REDIRECT,
   redeem,
+  REDIRECT,
   refresh,
   refreshRow,
   tokens,
@@ -54,13 +54,18 @@ test("OAUTH-006 OAUTH-048 a code exchanged with a JSON body answers the token re
   assert.equal(claims.client_id, g.clientId);
   // The code is consumed; the refresh token is stored only as its hash, 30 days from now.
   const { db, clock } = await env();
-  const codeRow = await db.selectFrom("oauth_codes").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const codeRow = await db.selectFrom("oauth_codes").selectAll().where("id", "=", id)
+    .executeTakeFirstOrThrow();
   assert.notEqual(codeRow.used_at, null);
   const row = await refreshRow(res.body.refresh_token);
   assert.ok(row);
   assert.equal(row.code_id, id);
   assert.notEqual(row.token_hash, res.body.refresh_token);
-  const stored = await db.selectFrom("oauth_refresh_tokens").selectAll().where("token_hash", "=", res.body.refresh_token)
+  const stored = await db.selectFrom("oauth_refresh_tokens").selectAll().where(
+    "token_hash",
+    "=",
+    res.body.refresh_token,
+  )
     .execute();
   assert.equal(stored.length, 0);
   const ttl = row.family_expires_at.getTime() - clock.now().getTime();
@@ -128,7 +133,14 @@ test("OAUTH-041 a missing grant_type or code answers invalid_request and leaves 
 });
 
 test("OAUTH-058 every other grant type answers unsupported_grant_type", async () => {
-  for (const grantType of ["password", "client_credentials", "implicit", "urn:ietf:params:oauth:grant-type:device_code"]) {
+  for (
+    const grantType of [
+      "password",
+      "client_credentials",
+      "implicit",
+      "urn:ietf:params:oauth:grant-type:device_code",
+    ]
+  ) {
     const res = await oauthPost("/api/oauth/token", { grant_type: grantType, username: "a", password: "b" });
     assertOAuthError(res, 400, "unsupported_grant_type");
   }
@@ -143,7 +155,8 @@ test("OAUTH-045 a verifier that fails the S256 check answers invalid_grant (no c
   const plain = await redeem(g, code, { code_verifier: CHALLENGE });
   assertOAuthError(plain, 400, "invalid_grant");
   const { db } = await env();
-  const rows = await db.selectFrom("oauth_refresh_tokens").select("id").where("user_id", "=", g.userId).execute();
+  const rows = await db.selectFrom("oauth_refresh_tokens").select("id").where("user_id", "=", g.userId)
+    .execute();
   assert.equal(rows.length, 0);
 });
 
@@ -355,7 +368,8 @@ test("OAUTH-052 twenty parallel refreshes of one token: exactly one success, nev
   for (const r of results.filter((r) => r.status !== 200)) assertOAuthError(r, 400, "invalid_grant");
   assert.ok(await liveInFamily(family) <= 1);
   const { db } = await env();
-  const rows = await db.selectFrom("oauth_refresh_tokens").select("id").where("family_id", "=", family).execute();
+  const rows = await db.selectFrom("oauth_refresh_tokens").select("id").where("family_id", "=", family)
+    .execute();
   assert.equal(rows.length, 2, "the original and exactly one successor");
 });
 

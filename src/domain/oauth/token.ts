@@ -96,7 +96,9 @@ async function currentScope(db: DbOrTrx, grant: Grant): Promise<"read" | "write"
     .where("memberships.project_id", "=", grant.projectId)
     .where("memberships.user_id", "=", grant.userId)
     .executeTakeFirst();
-  if (!row) throw invalidGrant("The authorization is no longer valid: the user is not a member of the project");
+  if (!row) {
+    throw invalidGrant("The authorization is no longer valid: the user is not a member of the project");
+  }
   if (row.orgStatus !== "active") {
     throw invalidGrant("The authorization is no longer valid: the organization is not active");
   }
