@@ -5,22 +5,17 @@ export const OAuthTokenRequest = z.object({
   grant_type: z.string().openapi({
     description: "`authorization_code` or `refresh_token`; any other value is `unsupported_grant_type`",
   }),
-  code: z.string().optional().openapi({
-    description: "authorization_code: the code (`svc_ac_...`), single use",
-  }),
+  code: z.string().optional().openapi({ description: "authorization_code: the code (`svc_ac_...`), single use" }),
   redirect_uri: z.string().optional().openapi({
     description: "authorization_code: exactly the value sent to authorize",
   }),
   code_verifier: z.string().optional().openapi({
-    description:
-      "authorization_code: PKCE verifier, 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (S256 check)",
+    description: "authorization_code: PKCE verifier, 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (S256 check)",
   }),
   client_id: z.string().optional().openapi({
     description: "The client of the authorization (omitted only when authorize had no client_id)",
   }),
-  refresh_token: z.string().optional().openapi({
-    description: "refresh_token: the refresh token (`svc_rt_...`)",
-  }),
+  refresh_token: z.string().optional().openapi({ description: "refresh_token: the refresh token (`svc_rt_...`)" }),
 }).openapi("OAuthTokenRequest");
 
 export const OAuthTokenResponse = z.object({

@@ -100,14 +100,13 @@ const bodyContent = <T>(schema: T) => ({
 
 /** Documents both endpoints in the OpenAPI document (paths relative to `/api`). */
 export function documentOAuthTokenRoutes(registry: OpenAPIRegistry): void {
-  registry.registerPath(
-    {
-      method: "post",
-      path: "/oauth/token",
-      tags: ["OAuth"],
-      summary: "Exchange an authorization code or a refresh token (OAuth 2.1)",
-      description:
-        `No bearer token. Body form-encoded or JSON, in the RFC 6749 shapes (flat JSON, not the envelope).
+  registry.registerPath({
+    method: "post",
+    path: "/oauth/token",
+    tags: ["OAuth"],
+    summary: "Exchange an authorization code or a refresh token (OAuth 2.1)",
+    description:
+      `No bearer token. Body form-encoded or JSON, in the RFC 6749 shapes (flat JSON, not the envelope).
 
 **authorization_code**: \`code\` (single use, 60 s), \`redirect_uri\` and \`client_id\` exactly as at authorize
 (a non-loopback redirect must still be registered for the client), \`code_verifier\` (43 to 128 characters,
@@ -128,40 +127,34 @@ Responses carry \`Cache-Control: no-store\` and \`Pragma: no-cache\`. Errors \`{
 \`invalid_request\` (400: missing or repeated parameter, malformed verifier, unsupported content type),
 \`invalid_grant\` (400: invalid, expired or used code or refresh token, redirect_uri or client_id mismatch, PKCE
 failure, authorization no longer valid), \`unsupported_grant_type\` (400), \`temporarily_unavailable\` (503).`,
-      security: [],
-      request: { body: { required: true, content: bodyContent(OAuthTokenRequest) } },
-      responses: {
-        200: { description: "Tokens", content: { "application/json": { schema: OAuthTokenResponse } } },
-        400: { description: "invalid_request, invalid_grant, unsupported_grant_type", content: errorContent },
-        500: { description: "Unexpected failure" },
-        503: { description: "temporarily_unavailable", content: errorContent },
-      },
-      "x-svc-cost": 0,
-    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
-  );
-  registry.registerPath(
-    {
-      method: "post",
-      path: "/oauth/revoke",
-      tags: ["OAuth"],
-      summary: "Revoke an access token or a refresh-token family (RFC 7009)",
-      description: `No bearer token. Body \`token\` (+ optional \`token_type_hint\`), form-encoded or JSON.
+    security: [],
+    request: { body: { required: true, content: bodyContent(OAuthTokenRequest) } },
+    responses: {
+      200: { description: "Tokens", content: { "application/json": { schema: OAuthTokenResponse } } },
+      400: { description: "invalid_request, invalid_grant, unsupported_grant_type", content: errorContent },
+      500: { description: "Unexpected failure" },
+      503: { description: "temporarily_unavailable", content: errorContent },
+    },
+    "x-svc-cost": 0,
+  } as Parameters<OpenAPIRegistry["registerPath"]>[0]);
+  registry.registerPath({
+    method: "post",
+    path: "/oauth/revoke",
+    tags: ["OAuth"],
+    summary: "Revoke an access token or a refresh-token family (RFC 7009)",
+    description: `No bearer token. Body \`token\` (+ optional \`token_type_hint\`), form-encoded or JSON.
 Answers \`200 {}\` for any token, recognised or not. A refresh token revokes its whole family (no token of it
 can be refreshed afterwards; access tokens already issued stay valid until they expire). A valid access token
 (design; the spec is silent) is recorded by its \`jti\` until it would expire, and is refused afterwards.
 Errors: \`invalid_request\` (400: no \`token\`, unsupported content type), \`temporarily_unavailable\` (503).`,
-      security: [],
-      request: { body: { required: true, content: bodyContent(OAuthRevokeRequest) } },
-      responses: {
-        200: {
-          description: "Revoked (or unknown)",
-          content: { "application/json": { schema: OAuthRevokeResponse } },
-        },
-        400: { description: "invalid_request", content: errorContent },
-        500: { description: "Unexpected failure" },
-        503: { description: "temporarily_unavailable", content: errorContent },
-      },
-      "x-svc-cost": 0,
-    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
-  );
+    security: [],
+    request: { body: { required: true, content: bodyContent(OAuthRevokeRequest) } },
+    responses: {
+      200: { description: "Revoked (or unknown)", content: { "application/json": { schema: OAuthRevokeResponse } } },
+      400: { description: "invalid_request", content: errorContent },
+      500: { description: "Unexpected failure" },
+      503: { description: "temporarily_unavailable", content: errorContent },
+    },
+    "x-svc-cost": 0,
+  } as Parameters<OpenAPIRegistry["registerPath"]>[0]);
 }
