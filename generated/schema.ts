@@ -6451,6 +6451,255 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dynamic client registration (RFC 7591), public clients only
+         * @description No credentials. OAUTH-004/012..023. Answers flat JSON (not the envelope), `Cache-Control: no-store`.
+         *     Rate limited per client address: 20 registrations in 10 minutes, then `429 slow_down` with `Retry-After`.
+         *     Errors `{ error, error_description }`: `invalid_redirect_uri` (400: missing, not an array, 0 or more than 10
+         *     URIs, or a refused URI), `invalid_client_metadata` (400: body not a JSON object, a confidential
+         *     `token_endpoint_auth_method`, other grant or response types, non-string `client_name`),
+         *     `temporarily_unavailable` (503).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["OAuthRegisterRequest"];
+                };
+            };
+            responses: {
+                /** @description The registered client */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthClient"];
+                    };
+                };
+                /** @description invalid_redirect_uri, invalid_client_metadata */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthRegisterError"];
+                    };
+                };
+                /** @description slow_down (Retry-After) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthRegisterError"];
+                    };
+                };
+                /** @description temporarily_unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OAuthRegisterError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign-in and consent page (OAuth 2.1 authorization endpoint, PKCE S256)
+         * @description Validation, in order (OAUTH-024..036): the redirect first. With `client_id`, the client must exist and
+         *     `redirect_uri` must equal one of its registered URIs as a raw string (no normalization: upper-case host,
+         *     `:443`, trailing slash, added query, dot segments and encoded characters all differ); a loopback `http` redirect
+         *     (`localhost`, `127.0.0.1`, `[::1]`) matches a registered loopback URI on any port (RFC 8252). Without
+         *     `client_id` only a loopback redirect is accepted. An unknown client, a missing, malformed or unregistered redirect,
+         *     or a repeated parameter shows a fixed error page (400) and never redirects. Then, by redirect with
+         *     `error`, `error_description`, `state` and `iss`: `response_type` other than `code` (`unsupported_response_type`,
+         *     or `invalid_request` when missing); `code_challenge` missing or not 43 to 128 base64url characters, or
+         *     `code_challenge_method` other than `S256` (`plain` included) -> `invalid_request` (OAUTH-032, design).
+         *
+         *     Pages are server-rendered HTML without JavaScript, with `Content-Security-Policy: default-src 'none';
+         *     style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'`, `X-Frame-Options: DENY`,
+         *     `Cache-Control: no-store`, `Referrer-Policy: no-referrer`.
+         *
+         *     Not signed in: a form with `Email`, `Password` and `Sign in`. Signed in (browser session cookie
+         *     `svc_oauth_session`, HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, 12 hours): the client's name marked
+         *     unverified with its redirect host verbatim, the access asked for, a `Project` chooser (the user's active projects,
+         *     each with the access it would grant: `write` when asked and the membership is admin or member, else `read`;
+         *     viewers always `read`), a `New project name` field, and `Approve` / `Deny`.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description `code` */
+                    response_type: string;
+                    /** @description Required unless the redirect is loopback */
+                    client_id?: string;
+                    redirect_uri: string;
+                    /** @description S256 challenge, 43 to 128 base64url characters */
+                    code_challenge: string;
+                    /** @description Only `S256` (the default) */
+                    code_challenge_method?: string;
+                    /** @description Space-delimited; containing `write` asks for write */
+                    scope?: string;
+                    state?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The sign-in or consent page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Redirect to redirect_uri with error, error_description, state and iss */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Fixed error page (unknown client, unregistered or malformed redirect): never redirects */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Form posts of the sign-in and consent page
+         * @description Form-encoded: the authorize parameters (re-validated as for GET), `csrf_token` and `action`.
+         *     Every form carries a per-form CSRF token derived from the browser cookie (the pre-session cookie
+         *     `svc_oauth_pre` for sign-in, the session cookie for consent) and the form's purpose; missing or wrong -> 403
+         *     page, nothing done.
+         *
+         *     `action=signin` with `email`, `password` (scrypt): success sets the session cookie and answers 303 back to
+         *     `GET /oauth/authorize`; failure answers 401 with one message for an unknown email and a wrong password. After
+         *     10 failed sign-ins from one address in 5 minutes every attempt answers 429 until the window ends.
+         *
+         *     `action=approve` with `project_id` (one of the user's projects) or `new_project_name` (1 to 100
+         *     characters; design: created in the organization of the user's oldest project where the user is admin, else in
+         *     a new `free` organization named after the user; the user becomes its admin; ticket prefix from the name's first
+         *     letters): stores a code (`svc_ac_...`, stored as its SHA-256, 60 seconds, single use, OAUTH-039) and answers 303
+         *     to `redirect_uri` with `code`, `state` and `iss` (RFC 9207). `action=deny`: 303 with
+         *     `error=access_denied`, `state` and `iss`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/x-www-form-urlencoded": {
+                        /** @description `code` */
+                        response_type: string;
+                        /** @description Required unless the redirect is loopback */
+                        client_id?: string;
+                        redirect_uri: string;
+                        /** @description S256 challenge, 43 to 128 base64url characters */
+                        code_challenge: string;
+                        /** @description Only `S256` (the default) */
+                        code_challenge_method?: string;
+                        /** @description Space-delimited; containing `write` asks for write */
+                        scope?: string;
+                        state?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Redirect: back to the page after sign-in, or to redirect_uri (code or error) */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Fixed error page, or the consent page with an error (no project chosen) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Sign-in failed (or the browser session expired) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description CSRF token missing or wrong */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Too many failed sign-ins from this address */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8539,6 +8788,45 @@ export interface components {
             bearer_methods_supported: "header"[];
             scopes_supported: ("read" | "write")[];
             resource_documentation: string;
+        };
+        OAuthClient: {
+            /** @example svc_client_4kq0... */
+            client_id: string;
+            /** @description Unix seconds */
+            client_id_issued_at: number;
+            client_name: string;
+            redirect_uris: string[];
+            grant_types: [
+                "authorization_code",
+                "refresh_token"
+            ];
+            response_types: [
+                "code"
+            ];
+            /** @enum {string} */
+            token_endpoint_auth_method: "none";
+            /** @enum {string} */
+            scope: "read write";
+        };
+        OAuthRegisterError: {
+            /** @description `invalid_redirect_uri`, `invalid_client_metadata`, `slow_down` (429) or `temporarily_unavailable` (503) */
+            error: string;
+            error_description: string;
+        };
+        OAuthRegisterRequest: {
+            /**
+             * @description 1 to 10: `https` URLs, loopback `http` URLs on `localhost`, `127.0.0.1` or `[::1]`, or private-use schemes (`com.example.app:/cb`). Refused: fragments, embedded credentials, whitespace or control characters, and the schemes `javascript`, `data`, `file`, `vbscript`, `blob`, `about`, `filesystem`, `view-source`, `ws`, `wss`, `ftp`, `mailto`, `tel`, `sms` (any letter case).
+             * @example [
+             *       "http://127.0.0.1:33418/callback"
+             *     ]
+             */
+            redirect_uris: string[];
+            /** @description Shown on the consent page as unverified; truncated to 100 characters */
+            client_name?: string;
+            /** @enum {string} */
+            token_endpoint_auth_method?: "none";
+            grant_types?: ("authorization_code" | "refresh_token")[];
+            response_types?: "code"[];
         };
     };
     responses: never;

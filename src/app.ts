@@ -14,7 +14,7 @@ import { documentOAuthMetadata, registerOAuthMetadata } from "@/routes/oauth/met
 import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { authorizeApp } from "@/routes/oauth/authorize.ts";
-import { registerApp } from "@/routes/oauth/register.ts";
+import { documentOAuthClientRoutes, registerApp } from "@/routes/oauth/register.ts";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -22,6 +22,7 @@ export function createApi(): OpenAPIHono<AppEnv> {
   registerRoutes(api);
   documentOAuthTokenRoutes(api.openAPIRegistry);
   documentOAuthMetadata(api.openAPIRegistry);
+  documentOAuthClientRoutes(api.openAPIRegistry);
   return api;
 }
 

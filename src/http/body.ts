@@ -36,11 +36,20 @@ export function jsonDepth(text: string, limit = Infinity): number {
 }
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
+<<<<<<< HEAD
 /**
  * The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009) and answer
  * any other content type themselves, in the OAuth error shape (`invalid_request`).
  */
 const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
+=======
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+/**
+ * The OAuth token and revocation endpoints (RFC 6749, RFC 7009) and the consent page's form posts also read
+ * form-encoded bodies.
+ */
+const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke", "/oauth/authorize"]);
+>>>>>>> o2-authorize
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 function hasBody(req: Request): boolean {

@@ -1,5 +1,5 @@
 import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
+import { hitCounter, readCounter } from "@/domain/shared/counters.ts";
 import { hashPassword, hashToken, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { findClient } from "./clients.ts";
@@ -10,7 +10,7 @@ export const CODE_TTL_MS = 60_000;
 export const CODE_PREFIX = "svc_ac_";
 /** Browser sign-in sessions of the consent page live 12 hours. */
 export const WEB_SESSION_TTL_MS = 12 * 3600_000;
-/** Sign-in attempts per client address: 10 per 5 minutes. */
+/** Failed sign-ins per client address: 10 per 5 minutes, then every attempt is refused until the window ends. */
 export const SIGNIN_LIMIT = 10;
 export const SIGNIN_WINDOW_MS = 5 * 60_000;
 
@@ -107,7 +107,7 @@ export type SignInResult =
 
 /**
  * Email and password sign-in. An unknown email costs the same scrypt work as a wrong password, and both
- * answer the same. Counts one attempt per client address.
+ * answer the same. Counts failed attempts per client address; past the limit nothing is checked.
  */
 export async function signIn(
   ctx: ServiceCtx,
@@ -116,15 +116,20 @@ export async function signIn(
   password: string,
 ): Promise<SignInResult> {
   const now = ctx.clock.now();
-  const hit = await hitCounter(ctx.db, `oauth_signin:${address}`, SIGNIN_WINDOW_MS, now);
-  if (hit.count > SIGNIN_LIMIT) return { ok: false, limited: true };
+  const key = `oauth_signin_failed:${address}`;
+  if (await readCounter(ctx.db, key, SIGNIN_WINDOW_MS, now) >= SIGNIN_LIMIT) {
+    return { ok: false, limited: true };
+  }
   const user = email.length > 320 ? undefined : await ctx.db.selectFrom("users")
     .select(["id", "password_hash"])
     .where((eb) => eb(eb.fn("lower", ["email"]), "=", email.trim().toLowerCase()))
     .executeTakeFirst();
   dummyHash ??= hashPassword(randomSecret(16));
   const valid = await verifyPassword(password.slice(0, 1024), user?.password_hash ?? await dummyHash);
-  if (!user || !valid) return { ok: false, limited: false };
+  if (!user || !valid) {
+    await hitCounter(ctx.db, key, SIGNIN_WINDOW_MS, now);
+    return { ok: false, limited: false };
+  }
   const sessionValue = randomSecret(32);
   const expiresAt = new Date(now.getTime() + WEB_SESSION_TTL_MS);
   await ctx.db.insertInto("web_sessions").values({

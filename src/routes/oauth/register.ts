@@ -1,9 +1,18 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
+import {
+  OAuthAuthorizeQuery,
+  OAuthClient,
+  OAuthRegisterError,
+  OAuthRegisterRequest,
+} from "@/contracts/oauth.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
 import { clientAddress } from "@/http/client-address.ts";
 import { registerClient } from "@/domain/oauth/clients.ts";
 import { OAuthError } from "@/domain/oauth/errors.ts";
+
+type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 
 /** `POST /api/oauth/register`: dynamic client registration (RFC 7591), flat JSON, OAuth errors. */
 export function registerApp(): Hono<AppEnv> {
@@ -33,4 +42,117 @@ export function registerApp(): Hono<AppEnv> {
     }
   });
   return app;
+}
+
+const json = <T>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const html = (description: string) => ({
+  description,
+  content: { "text/html": { schema: { type: "string" } } },
+});
+/** These live outside `{base_url}`: each operation names the origin as its server. */
+const ORIGIN = [{ url: "/", description: "{auth_url} (PUBLIC_URL)" }];
+const PUBLIC = { security: [], servers: ORIGIN, tags: ["OAuth"], "x-svc-cost": 0 };
+
+const AUTHORIZE_RULES =
+  `Validation, in order (OAUTH-024..036): the redirect first. With \`client_id\`, the client must exist and
+\`redirect_uri\` must equal one of its registered URIs as a raw string (no normalization: upper-case host,
+\`:443\`, trailing slash, added query, dot segments and encoded characters all differ); a loopback \`http\` redirect
+(\`localhost\`, \`127.0.0.1\`, \`[::1]\`) matches a registered loopback URI on any port (RFC 8252). Without
+\`client_id\` only a loopback redirect is accepted. An unknown client, a missing, malformed or unregistered redirect,
+or a repeated parameter shows a fixed error page (400) and never redirects. Then, by redirect with
+\`error\`, \`error_description\`, \`state\` and \`iss\`: \`response_type\` other than \`code\` (\`unsupported_response_type\`,
+or \`invalid_request\` when missing); \`code_challenge\` missing or not 43 to 128 base64url characters, or
+\`code_challenge_method\` other than \`S256\` (\`plain\` included) -> \`invalid_request\` (OAUTH-032, design).
+
+Pages are server-rendered HTML without JavaScript, with \`Content-Security-Policy: default-src 'none';
+style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'\`, \`X-Frame-Options: DENY\`,
+\`Cache-Control: no-store\`, \`Referrer-Policy: no-referrer\`.`;
+
+/** OpenAPI entries of registration and the consent page (they are plain Hono routes mounted at the origin). */
+export function documentOAuthClientRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath(
+    {
+      ...PUBLIC,
+      method: "post",
+      path: "/api/oauth/register",
+      summary: "Dynamic client registration (RFC 7591), public clients only",
+      description:
+        `No credentials. OAUTH-004/012..023. Answers flat JSON (not the envelope), \`Cache-Control: no-store\`.
+Rate limited per client address: 20 registrations in 10 minutes, then \`429 slow_down\` with \`Retry-After\`.
+Errors \`{ error, error_description }\`: \`invalid_redirect_uri\` (400: missing, not an array, 0 or more than 10
+URIs, or a refused URI), \`invalid_client_metadata\` (400: body not a JSON object, a confidential
+\`token_endpoint_auth_method\`, other grant or response types, non-string \`client_name\`),
+\`temporarily_unavailable\` (503).`,
+      request: {
+        body: { required: true, content: { "application/json": { schema: OAuthRegisterRequest } } },
+      },
+      responses: {
+        201: json(OAuthClient, "The registered client"),
+        400: json(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
+        429: json(OAuthRegisterError, "slow_down (Retry-After)"),
+        503: json(OAuthRegisterError, "temporarily_unavailable"),
+      },
+    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+  );
+  registry.registerPath(
+    {
+      ...PUBLIC,
+      method: "get",
+      path: "/oauth/authorize",
+      summary: "Sign-in and consent page (OAuth 2.1 authorization endpoint, PKCE S256)",
+      description: `${AUTHORIZE_RULES}
+
+Not signed in: a form with \`Email\`, \`Password\` and \`Sign in\`. Signed in (browser session cookie
+\`svc_oauth_session\`, HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, 12 hours): the client's name marked
+unverified with its redirect host verbatim, the access asked for, a \`Project\` chooser (the user's active projects,
+each with the access it would grant: \`write\` when asked and the membership is admin or member, else \`read\`;
+viewers always \`read\`), a \`New project name\` field, and \`Approve\` / \`Deny\`.`,
+      request: { query: OAuthAuthorizeQuery },
+      responses: {
+        200: html("The sign-in or consent page"),
+        303: { description: "Redirect to redirect_uri with error, error_description, state and iss" },
+        400: html("Fixed error page (unknown client, unregistered or malformed redirect): never redirects"),
+      },
+    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+  );
+  registry.registerPath(
+    {
+      ...PUBLIC,
+      method: "post",
+      path: "/oauth/authorize",
+      summary: "Form posts of the sign-in and consent page",
+      description:
+        `Form-encoded: the authorize parameters (re-validated as for GET), \`csrf_token\` and \`action\`.
+Every form carries a per-form CSRF token derived from the browser cookie (the pre-session cookie
+\`svc_oauth_pre\` for sign-in, the session cookie for consent) and the form's purpose; missing or wrong -> 403
+page, nothing done.
+
+\`action=signin\` with \`email\`, \`password\` (scrypt): success sets the session cookie and answers 303 back to
+\`GET /oauth/authorize\`; failure answers 401 with one message for an unknown email and a wrong password. After
+10 failed sign-ins from one address in 5 minutes every attempt answers 429 until the window ends.
+
+\`action=approve\` with \`project_id\` (one of the user's projects) or \`new_project_name\` (1 to 100
+characters; design: created in the organization of the user's oldest project where the user is admin, else in
+a new \`free\` organization named after the user; the user becomes its admin; ticket prefix from the name's first
+letters): stores a code (\`svc_ac_...\`, stored as its SHA-256, 60 seconds, single use, OAUTH-039) and answers 303
+to \`redirect_uri\` with \`code\`, \`state\` and \`iss\` (RFC 9207). \`action=deny\`: 303 with
+\`error=access_denied\`, \`state\` and \`iss\`.`,
+      request: {
+        body: {
+          required: true,
+          content: { "application/x-www-form-urlencoded": { schema: OAuthAuthorizeQuery } },
+        },
+      },
+      responses: {
+        303: { description: "Redirect: back to the page after sign-in, or to redirect_uri (code or error)" },
+        400: html("Fixed error page, or the consent page with an error (no project chosen)"),
+        401: html("Sign-in failed (or the browser session expired)"),
+        403: html("CSRF token missing or wrong"),
+        429: html("Too many failed sign-ins from this address"),
+      },
+    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+  );
 }
