@@ -36,20 +36,14 @@ export function jsonDepth(text: string, limit = Infinity): number {
 }
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
-<<<<<<< HEAD
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+/** The consent page's form posts read form-encoded bodies. */
+const FORM_PATHS = new Set(["/oauth/authorize"]);
 /**
  * The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009) and answer
  * any other content type themselves, in the OAuth error shape (`invalid_request`).
  */
-const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
-=======
-const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-/**
- * The OAuth token and revocation endpoints (RFC 6749, RFC 7009) and the consent page's form posts also read
- * form-encoded bodies.
- */
-const FORM_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke", "/oauth/authorize"]);
->>>>>>> o2-authorize
+const OAUTH_TOKEN_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 function hasBody(req: Request): boolean {
@@ -77,7 +71,8 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
     });
     return await limiter(c, async () => {
       const type = c.req.header("content-type") ?? "";
-      if (FORM_PATHS.has(c.req.path) && !JSON_TYPE.test(type)) return await next();
+      if (OAUTH_TOKEN_PATHS.has(c.req.path) && !JSON_TYPE.test(type)) return await next();
+      if (FORM_TYPE.test(type) && FORM_PATHS.has(c.req.path)) return await next();
       if (!JSON_TYPE.test(type)) {
         throw new DomainError(415, "VALIDATION_ERROR", "Content-Type must be application/json", {
           contentType: type || null,
