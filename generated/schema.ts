@@ -6509,6 +6509,13 @@ export interface paths {
                         "application/json": components["schemas"]["OAuthRegisterError"];
                     };
                 };
+                /** @description Unexpected failure */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description temporarily_unavailable */
                 503: {
                     headers: {
@@ -6602,6 +6609,13 @@ export interface paths {
                         "text/html": string;
                     };
                 };
+                /** @description Unexpected failure */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
             };
         };
         put?: never;
@@ -6691,6 +6705,13 @@ export interface paths {
                     content: {
                         "text/html": string;
                     };
+                };
+                /** @description Unexpected failure */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
             };
         };

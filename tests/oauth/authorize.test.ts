@@ -632,3 +632,43 @@ test("attack: password guessing from one address is refused after 10 failures (4
   const ok = await elsewhere.post({ ...formFields(again.text), email: user.email, password: user.password });
   assert.equal(ok.status, 303, "another address signs in");
 });
+
+test("OAUTH-025 OAUTH-027 a loopback redirect without client_id is approved; the code row has no client", async () => {
+  const user = await newUser("member");
+  const { challenge } = pkce();
+  const redirect = "http://localhost:43117/callback";
+  const { res, consent } = await approve(
+    { response_type: "code", redirect_uri: redirect, code_challenge: challenge, state: "loop" },
+    user,
+  );
+  assert.match(consent.text, /not registered/);
+  assert.equal(res.status, 303);
+  assert.ok(res.location!.startsWith(`${redirect}?`));
+  const p = params(res.location!);
+  assert.equal(p.get("state"), "loop");
+  const row = (await codeRows()).find((r) => r.code_hash === sha256(p.get("code")!))!;
+  assert.equal(row.client_id, null);
+  assert.equal(row.redirect_uri, redirect);
+  assert.equal(row.code_challenge, challenge);
+});
+
+test("attack: a signed-out browser cannot approve or deny (no session: sign-in page, no redirect)", async () => {
+  const user = await newUser();
+  const clientId = await registerClient([CB]);
+  const q = authorizeQuery({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: CB,
+    code_challenge: pkce().challenge,
+  });
+  const victim = new Browser();
+  const consent = await victim.signIn(q, user.email, user.password);
+  const fields = formFields(consent.text);
+  const attacker = new Browser();
+  for (const action of ["approve", "deny"]) {
+    const res = await attacker.post({ ...fields, project_id: user.projectId, action });
+    assert.equal(res.status, 401);
+    assert.equal(res.location, null);
+    assert.match(res.text, /Sign in/);
+  }
+});

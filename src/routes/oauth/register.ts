@@ -93,6 +93,7 @@ URIs, or a refused URI), \`invalid_client_metadata\` (400: body not a JSON objec
         201: json(OAuthClient, "The registered client"),
         400: json(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
         429: json(OAuthRegisterError, "slow_down (Retry-After)"),
+        500: { description: "Unexpected failure" },
         503: json(OAuthRegisterError, "temporarily_unavailable"),
       },
     } as Parameters<OpenAPIRegistry["registerPath"]>[0],
@@ -115,6 +116,7 @@ viewers always \`read\`), a \`New project name\` field, and \`Approve\` / \`Deny
         200: html("The sign-in or consent page"),
         303: { description: "Redirect to redirect_uri with error, error_description, state and iss" },
         400: html("Fixed error page (unknown client, unregistered or malformed redirect): never redirects"),
+        500: { description: "Unexpected failure" },
       },
     } as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
@@ -152,6 +154,7 @@ to \`redirect_uri\` with \`code\`, \`state\` and \`iss\` (RFC 9207). \`action=de
         401: html("Sign-in failed (or the browser session expired)"),
         403: html("CSRF token missing or wrong"),
         429: html("Too many failed sign-ins from this address"),
+        500: { description: "Unexpected failure" },
       },
     } as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
