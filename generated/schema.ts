@@ -6061,7 +6061,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/oauth/token": {
+    "/api/oauth/token": {
         parameters: {
             query?: never;
             header?: never;
@@ -6150,7 +6150,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/oauth/revoke": {
+    "/api/oauth/revoke": {
         parameters: {
             query?: never;
             header?: never;

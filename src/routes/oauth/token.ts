@@ -98,12 +98,16 @@ const bodyContent = <T>(schema: T) => ({
   "application/json": { schema },
 });
 
-/** Documents both endpoints in the OpenAPI document (paths relative to `/api`). */
+/** These live at `{auth_url}` (the origin), outside `{base_url}`: each operation names the origin as its server. */
+const ORIGIN = [{ url: "/", description: "{auth_url} (PUBLIC_URL)" }];
+
+/** Documents both endpoints in the OpenAPI document. */
 export function documentOAuthTokenRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath(
     {
       method: "post",
-      path: "/oauth/token",
+      path: "/api/oauth/token",
+      servers: ORIGIN,
       tags: ["OAuth"],
       summary: "Exchange an authorization code or a refresh token (OAuth 2.1)",
       description:
@@ -142,7 +146,8 @@ failure, authorization no longer valid), \`unsupported_grant_type\` (400), \`tem
   registry.registerPath(
     {
       method: "post",
-      path: "/oauth/revoke",
+      path: "/api/oauth/revoke",
+      servers: ORIGIN,
       tags: ["OAuth"],
       summary: "Revoke an access token or a refresh-token family (RFC 7009)",
       description: `No bearer token. Body \`token\` (+ optional \`token_type_hint\`), form-encoded or JSON.
