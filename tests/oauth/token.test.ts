@@ -115,6 +115,11 @@ test("OAUTH-001 OAUTH-002 other content types, malformed JSON and repeated form 
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
   });
   assertOAuthError(nul, 400, "invalid_request");
+  const jsonNul = await call("POST", "/api/oauth/token", {
+    raw: '{"grant_type":"refresh_token","refresh_token":"svc_rt_\\u0000"}',
+    headers: { "Content-Type": "application/json" },
+  });
+  assertOAuthError(jsonNul, 400, "invalid_request");
 });
 
 test("OAUTH-041 a missing grant_type or code answers invalid_request and leaves the code usable", async () => {
