@@ -218,7 +218,13 @@ export async function buildMatrix(): Promise<Matrix> {
     });
     await admin("POST", `/projects/${projectId}/members`, { userId: user.id, role: "member" });
     const ctx = { db, clock, publicUrl: (await env()).config.publicUrl };
-    const issued = await issueAccessToken(ctx, { userId: user.id, projectId, orgId, scope, clientId: "matrix" });
+    const issued = await issueAccessToken(ctx, {
+      userId: user.id,
+      projectId,
+      orgId,
+      scope,
+      clientId: "matrix",
+    });
     return issued.accessToken;
   };
   const credentials: Credential[] = [
