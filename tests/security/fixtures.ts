@@ -1,6 +1,7 @@
 import { toJson } from "@/db/tables/types.ts";
 import { type InsertedTicket, insertTicket, setBrief } from "../helpers/fixtures.ts";
 import { admin, advanceClock, call, env, newProject, pairAgent } from "../helpers/mod.ts";
+import { issueAccessToken } from "@/domain/oauth/access-token.ts";
 
 /**
  * The credentials and resources of the role matrix (tests/security/roles.test.ts): one project with real
@@ -24,6 +25,10 @@ export const SESSION_SCOPES = [
 ];
 /** Spec: an orchestrator's session token also gets write:agents. */
 export const ORCHESTRATOR_SCOPES = [...SESSION_SCOPES, "write:agents"];
+/** Spec (ROLE-026): an OAuth access token with scope `write`. */
+export const OAUTH_WRITE_SCOPES = ["read:ticket", ...SESSION_SCOPES];
+/** Spec (ROLE-027): an OAuth access token with scope `read`. */
+export const OAUTH_READ_SCOPES = ["read:board", "read:ticket", "read:brief"];
 /** Spec: sub-agent token default scopes. */
 export const SUBAGENT_SCOPES = [
   "read:brief",
@@ -47,7 +52,7 @@ export interface Credential {
   role: Role;
   /** Effective scopes; empty means unrestricted. */
   scopes: string[];
-  kind: "session" | "subagent" | "api_key";
+  kind: "session" | "subagent" | "api_key" | "oauth";
   /** Acting as a sub-agent (svc_sub_ token or X-Svc-SubAgent). */
   subAgent: boolean;
   /** The caller's own session, null for API keys. */
@@ -204,6 +209,24 @@ export async function buildMatrix(): Promise<Matrix> {
   const code = await admin("POST", `/projects/${projectId}/pairing-codes`, { role: "generator" });
 
   const hdr = (name: string) => ({ "X-Svc-SubAgent": name });
+  /** An access token as the OAuth token endpoint would issue it, for a member of the matrix project. */
+  const oauthToken = async (scope: "read" | "write") => {
+    const user = await admin("POST", "/users", {
+      email: `matrix-${scope}-${crypto.randomUUID().slice(0, 8)}@example.com`,
+      password: "correct horse battery staple",
+      name: `Matrix OAuth ${scope}`,
+    });
+    await admin("POST", `/projects/${projectId}/members`, { userId: user.id, role: "member" });
+    const ctx = { db, clock, publicUrl: (await env()).config.publicUrl };
+    const issued = await issueAccessToken(ctx, {
+      userId: user.id,
+      projectId,
+      orgId,
+      scope,
+      clientId: "matrix",
+    });
+    return issued.accessToken;
+  };
   const credentials: Credential[] = [
     cred("orch", "session token (orchestrator)", orch.token, "orchestrator", ORCHESTRATOR_SCOPES, "session", {
       sessionId: orch.sessionId,
@@ -310,6 +333,13 @@ export async function buildMatrix(): Promise<Matrix> {
     cred("malformed", "malformed token", "svc_sess_not-a-real-token", "generator", [], "session", {
       live: false,
     }),
+    // Last: the columns before them move the clock about 18 minutes, inside the tokens' hour.
+    cred("oauthWrite", "OAuth access token, scope write", await oauthToken("write"), "generator", [
+      ...OAUTH_WRITE_SCOPES,
+    ], "oauth"),
+    cred("oauthRead", "OAuth access token, scope read", await oauthToken("read"), "generator", [
+      ...OAUTH_READ_SCOPES,
+    ], "oauth"),
   ];
   const scopeKeys: Credential[] = [];
   for (const scope of SPEC_SCOPES) {

@@ -60,6 +60,23 @@ const ticketBody = (c: Credential) => ({
 
 /** The spec's policy of every REST operation (method and OpenAPI path). */
 const EXPECTED: Record<string, Expected> = {
+  // OAuth discovery and keys (outside {base_url}; no credentials, not rate limited).
+  "GET /.well-known/oauth-authorization-server": {
+    auth: "none",
+    cost: 0,
+    req: () => ({ path: "/.well-known/oauth-authorization-server" }),
+  },
+  "GET /.well-known/oauth-protected-resource": {
+    auth: "none",
+    cost: 0,
+    req: () => ({ path: "/.well-known/oauth-protected-resource" }),
+  },
+  "GET /.well-known/oauth-protected-resource/mcp": {
+    auth: "none",
+    cost: 0,
+    req: () => ({ path: "/.well-known/oauth-protected-resource/mcp" }),
+  },
+  "GET /api/oauth/jwks": { auth: "none", cost: 0, req: () => ({ path: "/api/oauth/jwks" }) },
   // Pairing and sessions.
   "POST /pair/connect": {
     auth: "none",
@@ -586,7 +603,7 @@ async function theMatrix(): Promise<Matrix> {
 }
 
 const OPERATION_COUNT = Object.keys(EXPECTED).length;
-const CREDENTIAL_COUNT = 17;
+const CREDENTIAL_COUNT = 19;
 const SCOPE_KEY_COUNT = 12;
 
 /** Runs every operation with every credential (one credential at a time) and judges each cell. */
@@ -647,7 +664,7 @@ async function runMatrix(m: Matrix, credentials: Credential[], title: string) {
   return { failures, tally };
 }
 
-test(`ROLE-002 ROLE-004 ROLE-006 ROLE-007 ROLE-008 ROLE-009 ROLE-010 ROLE-011 ROLE-024 ROLE-032 ROLE-033 ROLE-034 ROLE-036 SUB-008 SUB-020 SUB-021 the role matrix: ${OPERATION_COUNT} operations x ${CREDENTIAL_COUNT} credentials`, async () => {
+test(`ROLE-002 ROLE-004 ROLE-006 ROLE-007 ROLE-008 ROLE-009 ROLE-010 ROLE-011 ROLE-015 ROLE-026 ROLE-027 ROLE-024 ROLE-032 ROLE-033 ROLE-034 ROLE-036 SUB-008 SUB-020 SUB-021 the role matrix: ${OPERATION_COUNT} operations x ${CREDENTIAL_COUNT} credentials`, async () => {
   const m = await theMatrix();
   assert.equal(m.credentials.length, CREDENTIAL_COUNT);
   const { failures, tally } = await runMatrix(m, m.credentials, "role matrix");

@@ -691,7 +691,13 @@ const PROBES: Record<string, Probe[]> = {
  * refresh routes are driven once each with B's own code or token; A's codes and tokens are credentials,
  * whose possession is not a tenancy question).
  */
-const NOT_DRIVEN: Record<string, string> = {};
+const NOT_DRIVEN: Record<string, string> = {
+  "GET /.well-known/oauth-authorization-server": "public metadata, the same for every caller; no tenant data",
+  "GET /.well-known/oauth-protected-resource": "public metadata, the same for every caller; no tenant data",
+  "GET /.well-known/oauth-protected-resource/mcp":
+    "public metadata, the same for every caller; no tenant data",
+  "GET /api/oauth/jwks": "public signing keys, the same for every caller; no tenant data",
+};
 
 const ANONYMOUS: Actor = { label: "anonymous", token: "" };
 
