@@ -41,9 +41,10 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 const FORM_PATHS = new Set(["/oauth/authorize"]);
 /**
  * The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009) and answer
- * any other content type themselves, in the OAuth error shape (`invalid_request`).
+ * any other content type themselves, in the OAuth error shape (`invalid_request`). Client registration
+ * answers a non-JSON body itself too (`invalid_client_metadata`).
  */
-const OAUTH_TOKEN_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
+const OAUTH_TOKEN_PATHS = new Set(["/api/oauth/token", "/api/oauth/revoke", "/api/oauth/register"]);
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
 
 function hasBody(req: Request): boolean {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { env, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
+import { pruneTables } from "@/domain/maintenance/prune.ts";
 import {
   authorizeQuery,
   Browser,
@@ -671,4 +672,29 @@ test("attack: a signed-out browser cannot approve or deny (no session: sign-in p
     assert.equal(res.location, null);
     assert.match(res.text, /Sign in/);
   }
+});
+
+test("pruning drops authorization codes and browser sessions a day after they expired, not before", async () => {
+  const user = await newUser();
+  const clientId = await registerClient([CB]);
+  const { res, browser } = await approve(
+    { response_type: "code", client_id: clientId, redirect_uri: CB, code_challenge: pkce().challenge },
+    user,
+  );
+  const codeHash = sha256(params(res.location!).get("code")!);
+  const sessionHash = sha256(browser.cookies.get("svc_oauth_session")!);
+  const e = await env();
+  const exists = async () => [
+    (await e.db.selectFrom("oauth_codes").select("id").where("code_hash", "=", codeHash).execute()).length,
+    (await e.db.selectFrom("web_sessions").select("id_hash").where("id_hash", "=", sessionHash).execute())
+      .length,
+  ];
+  const at = (ms: number) => ({
+    db: e.db,
+    clock: { ...e.clock, now: () => new Date(e.clock.now().getTime() + ms) },
+  });
+  await pruneTables(at(20 * 3600_000));
+  assert.deepEqual(await exists(), [1, 1], "both expired less than a day ago: kept");
+  await pruneTables(at(37 * 3600_000));
+  assert.deepEqual(await exists(), [0, 0]);
 });

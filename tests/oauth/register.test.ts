@@ -152,6 +152,14 @@ test("OAUTH-012 confidential clients are refused: invalid_client_metadata", asyn
   });
   assert.equal(notJson.status, 400);
   assert.equal(notJson.body.error, "invalid_client_metadata");
+  for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+    const res = await call("POST", "/api/oauth/register", {
+      raw: JSON.stringify({ redirect_uris: ["https://a.example/cb"] }),
+      headers: { "Content-Type": type, "X-Forwarded-For": freshAddress() },
+    });
+    assert.equal(res.status, 400, type);
+    assert.equal(res.body.error, "invalid_client_metadata", "OAuth shape, not the envelope");
+  }
 });
 
 test("attack: registration flood from one address answers 429 with Retry-After", async () => {

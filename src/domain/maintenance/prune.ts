@@ -36,6 +36,8 @@ export const RETENTION = {
    * 30 days are over, then a day; a revoked access token's `jti` until the token expired, then a day.
    */
   oauthAfterExpiryMs: DAY,
+  /** Authorization codes (60 s) and consent-page browser sessions (12 h): a day after they expired. */
+  oauthCodeAndWebSessionMs: DAY,
 };
 
 export const PRUNE_BATCH = 500;
@@ -48,7 +50,9 @@ export type PruneCounts = Record<
   | "tokens"
   | "meCache"
   | "oauthRefreshTokens"
-  | "oauthRevokedAccess",
+  | "oauthRevokedAccess"
+  | "oauthCodes"
+  | "webSessions",
   number
 >;
 
@@ -78,6 +82,7 @@ export async function pruneTables(
   const revokedCutoff = at(RETENTION.revokedTokenMs);
   const meCutoff = at(Math.max(RETENTION.meCacheMs, 2 * ME_CACHE_MS));
   const oauthCutoff = at(RETENTION.oauthAfterExpiryMs);
+  const consentCutoff = at(RETENTION.oauthCodeAndWebSessionMs);
 
   // A token is dead when revoked long ago, or when its hard or idle expiry passed beyond the refresh grace.
   // Never NULL (NOT of it must be true for a live token): api keys without expiry are not dead.
@@ -114,6 +119,12 @@ export async function pruneTables(
     oauthRevokedAccess: sql`DELETE FROM oauth_revoked_access_tokens WHERE jti IN (
         SELECT jti FROM oauth_revoked_access_tokens WHERE expires_at < ${oauthCutoff}
         LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    oauthCodes: sql`DELETE FROM oauth_codes WHERE id IN (
+        SELECT id FROM oauth_codes WHERE expires_at < ${consentCutoff}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    webSessions: sql`DELETE FROM web_sessions WHERE id_hash IN (
+        SELECT id_hash FROM web_sessions WHERE expires_at < ${consentCutoff}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
   };
 
   const counts: PruneCounts = {
@@ -124,6 +135,8 @@ export async function pruneTables(
     meCache: 0,
     oauthRefreshTokens: 0,
     oauthRevokedAccess: 0,
+    oauthCodes: 0,
+    webSessions: 0,
   };
   for (const [name, statement] of Object.entries(statements) as [keyof PruneCounts, RawBuilder<unknown>][]) {
     for (let i = 0; i < maxBatches; i++) {

@@ -20,6 +20,13 @@ export function registerApp(): Hono<AppEnv> {
   app.post("/api/oauth/register", async (c) => {
     c.header("Cache-Control", "no-store");
     try {
+      const type = c.req.header("content-type") ?? "";
+      if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) {
+        throw new OAuthError(
+          "invalid_client_metadata",
+          "The body must be JSON (Content-Type: application/json)",
+        );
+      }
       let body: unknown;
       try {
         body = JSON.parse(await c.req.text());
