@@ -77,7 +77,9 @@ Deno.test({
     e = await startTestEnv({ publicUrl: origin });
     const callbacks: URLSearchParams[] = [];
     const callback = await serve((req) => {
-      callbacks.push(new URL(req.url).searchParams);
+      const url = new URL(req.url);
+      // Only the callback itself (Chromium also asks this origin for /favicon.ico).
+      if (url.pathname === "/cb") callbacks.push(url.searchParams);
       return new Response("<!doctype html><title>Callback</title><p>Callback received.</p>", {
         headers: { "Content-Type": "text/html" },
       });

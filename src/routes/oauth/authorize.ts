@@ -4,6 +4,7 @@ import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
 import { clientAddress } from "@/http/client-address.ts";
 import { randomSecret, timingSafeEqual } from "@/domain/shared/crypto.ts";
+import { issuerOf } from "@/domain/oauth/access-token.ts";
 import {
   type AuthorizeParams,
   checkAuthorize,
@@ -178,7 +179,7 @@ export function authorizeApp(): Hono<AppEnv> {
           error: check.error,
           error_description: check.description,
           state: read.params.state,
-          iss: ctx.publicUrl,
+          iss: issuerOf(ctx.publicUrl),
         }),
       );
     }
@@ -217,7 +218,7 @@ export function authorizeApp(): Hono<AppEnv> {
           error: check.error,
           error_description: check.description,
           state,
-          iss: ctx.publicUrl,
+          iss: issuerOf(ctx.publicUrl),
         }),
       );
     }
@@ -261,7 +262,7 @@ export function authorizeApp(): Hono<AppEnv> {
     if (action === "deny") {
       return redirectTo(
         c,
-        withParams(check.redirectUri, { error: "access_denied", state, iss: ctx.publicUrl }),
+        withParams(check.redirectUri, { error: "access_denied", state, iss: issuerOf(ctx.publicUrl) }),
       );
     }
     const newName = one("new_project_name").trim();
@@ -303,7 +304,7 @@ export function authorizeApp(): Hono<AppEnv> {
       projectId: project.id,
       scope,
     });
-    return redirectTo(c, withParams(check.redirectUri, { code, state, iss: ctx.publicUrl }));
+    return redirectTo(c, withParams(check.redirectUri, { code, state, iss: issuerOf(ctx.publicUrl) }));
   });
 
   return app;
