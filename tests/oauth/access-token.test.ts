@@ -78,7 +78,7 @@ test("OAUTH-040 an access token minted for a user and project works on REST GET 
   assert.ok(res.headers.get("X-Burst-Remaining"));
 });
 
-test("access token format: RS256, typ at+jwt, kid; claims sub, projectId, orgId, scope, client_id, iss, aud, iat, exp (1 hour), jti", async () => {
+test("OAUTH-064 OAUTH-065 access token format: RS256, typ at+jwt, kid; claims sub, projectId, orgId, scope, client_id, iss, aud, iat, exp (1 hour), jti", async () => {
   const f = await oauthFixture();
   const token = await f.mint("read", "client-abc");
   const header = decodeProtectedHeader(token);
@@ -107,13 +107,13 @@ test("a token crafted with the service key and valid claims is accepted (baselin
   assert.equal(res.status, 200, res.text);
 });
 
-test("OAuth attack: wrong iss is refused 401", async () => {
+test("OAUTH-066 OAuth attack: wrong iss is refused 401", async () => {
   const f = await oauthFixture();
   await assertRefused(await signWithServiceKey(await claimsFor(f, { iss: "https://evil.example" })), "iss");
   await assertRefused(await signWithServiceKey(await claimsFor(f, { iss: `${ISS}/` })), "iss slash");
 });
 
-test("OAuth attack: wrong aud is refused 401 (an issuer-audience token, another resource)", async () => {
+test("OAUTH-066 OAuth attack: wrong aud is refused 401 (an issuer-audience token, another resource)", async () => {
   const f = await oauthFixture();
   await assertRefused(await signWithServiceKey(await claimsFor(f, { aud: ISS })), "aud = iss");
   await assertRefused(
@@ -374,7 +374,7 @@ test("an OAuth actor is never unrestricted: an empty scope list passes no scope 
   assert.equal(hasScope({ kind: "api_key", scopes: [] }, "write:brief"), true);
 });
 
-test("OAUTH-003 the first OAuth call creates one generator agent with platform oauth; later calls and tokens reuse it", async () => {
+test("OAUTH-003 OAUTH-067 OAUTH-068 the first OAuth call creates one generator agent with platform oauth; later calls and tokens reuse it", async () => {
   const f = await oauthFixture();
   const first = await f.mint("write");
   // Concurrent first calls with several tokens of the same user and project: one agent.

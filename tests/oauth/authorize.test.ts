@@ -422,7 +422,7 @@ test("attack: CSRF token missing or wrong on sign-in and consent is refused (403
   assert.equal((await codeRows()).length, before);
 });
 
-test("OAUTH-037 OAUTH-036 approve stores the code hashed with the challenge (60 s) and redirects with code, state, iss", async () => {
+test("OAUTH-037 OAUTH-036 OAUTH-039 approve stores the code hashed with the challenge (60 s) and redirects with code, state, iss", async () => {
   const user = await newUser("member");
   const clientId = await registerClient([CB]);
   const { challenge } = pkce();
@@ -697,4 +697,33 @@ test("pruning drops authorization codes and browser sessions a day after they ex
   assert.deepEqual(await exists(), [1, 1], "both expired less than a day ago: kept");
   await pruneTables(at(37 * 3600_000));
   assert.deepEqual(await exists(), [0, 0]);
+});
+
+test("OAUTH-026 authorize without redirect_uri shows the fixed error page and issues no code", async () => {
+  const clientId = await registerClient([CB]);
+  const before = (await codeRows()).length;
+  const page = await new Browser().get(
+    authorizeQuery({ response_type: "code", client_id: clientId, code_challenge: pkce().challenge }),
+  );
+  assertErrorPage(page);
+  assert.equal((await codeRows()).length, before);
+});
+
+test("OAUTH-033 the scope is space-delimited: one containing write asks for write", async () => {
+  const user = await newUser("admin");
+  const clientId = await registerClient([CB]);
+  for (const scope of ["read write", "write read", "openid write"]) {
+    const { res } = await approve(
+      {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: CB,
+        code_challenge: pkce().challenge,
+        scope,
+      },
+      user,
+    );
+    const row = (await codeRows()).find((r) => r.code_hash === sha256(params(res.location!).get("code")!))!;
+    assert.equal(row.scope, "write", scope);
+  }
 });

@@ -162,7 +162,7 @@ test("OAUTH-012 confidential clients are refused: invalid_client_metadata", asyn
   }
 });
 
-test("attack: registration flood from one address answers 429 with Retry-After", async () => {
+test("RATE-042 RATE-043 attack: registration flood from one address answers 429 with Retry-After", async () => {
   const address = freshAddress();
   const before = await clientCount();
   let limited = null;

@@ -252,7 +252,7 @@ test("OAUTH-028 a non-loopback redirect no longer registered for the client is r
   assertOAuthError(await redeem(g, code, { redirect_uri: unregistered }), 400, "invalid_grant");
 });
 
-test("OAUTH-051 OAUTH-052 OAUTH-057 every refresh rotates, and rotation never extends the 30 days", async () => {
+test("OAUTH-050 OAUTH-051 OAUTH-052 OAUTH-057 every refresh rotates, and rotation never extends the 30 days", async () => {
   const g = await grantee();
   const first = await tokens(g);
   const start = (await refreshRow(first.refresh_token)).family_expires_at.getTime();
