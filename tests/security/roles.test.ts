@@ -77,6 +77,24 @@ const EXPECTED: Record<string, Expected> = {
     req: () => ({ path: "/.well-known/oauth-protected-resource/mcp" }),
   },
   "GET /api/oauth/jwks": { auth: "none", cost: 0, req: () => ({ path: "/api/oauth/jwks" }) },
+  // OAuth endpoints (RFC shapes, no bearer): inputs that change nothing, so every credential is let through.
+  "POST /api/oauth/register": {
+    auth: "none",
+    cost: 0,
+    req: () => ({ path: "/api/oauth/register", body: { redirect_uris: [] } }),
+  },
+  "POST /api/oauth/token": {
+    auth: "none",
+    cost: 0,
+    req: () => ({ path: "/api/oauth/token", body: { grant_type: "password" } }),
+  },
+  "POST /api/oauth/revoke": {
+    auth: "none",
+    cost: 0,
+    req: () => ({ path: "/api/oauth/revoke", body: { token: "svc_rt_unknown" } }),
+  },
+  "GET /oauth/authorize": { auth: "none", cost: 0, req: () => ({ path: "/oauth/authorize" }) },
+  "POST /oauth/authorize": { auth: "none", cost: 0, req: () => ({ path: "/oauth/authorize" }) },
   // Pairing and sessions.
   "POST /pair/connect": {
     auth: "none",

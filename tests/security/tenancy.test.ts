@@ -697,6 +697,12 @@ const NOT_DRIVEN: Record<string, string> = {
   "GET /.well-known/oauth-protected-resource/mcp":
     "public metadata, the same for every caller; no tenant data",
   "GET /api/oauth/jwks": "public signing keys, the same for every caller; no tenant data",
+  "POST /api/oauth/register": "creates a client of no project; no tenant data in or out",
+  "POST /api/oauth/token": "takes codes and refresh tokens, never project ids (tests/oauth/token.test.ts)",
+  "POST /api/oauth/revoke": "answers 200 {} whatever it is given (tests/oauth/revoke.test.ts)",
+  "GET /oauth/authorize":
+    "a browser page of the signed-in user's own projects (tests/oauth/authorize.test.ts)",
+  "POST /oauth/authorize": "approving a project the user is not a member of is refused (OAUTH-040 test)",
 };
 
 const ANONYMOUS: Actor = { label: "anonymous", token: "" };
