@@ -237,35 +237,16 @@ async function redeemCode(ctx: ServiceCtx, params: TokenParams): Promise<TokenRe
   if (!(await pkceMatches(verifier, row.code_challenge))) {
     throw invalidGrant("code_verifier does not match the code_challenge");
   }
-  const grant: Grant = {
-    userId: row.user_id,
-    projectId: row.project_id,
-    clientId: row.client_id,
-    scope: row.scope,
-  };
-  const scope = await currentScope(ctx.db, grant);
-  // Signed before the transaction (signing reads keys through ctx.db); discarded if the code is lost.
-  const issued = await signAccess(ctx, grant, scope);
-  const refreshToken = REFRESH_TOKEN_PREFIX + randomSecret(32);
-  const tokenHash = await hashToken(refreshToken);
+  const next = await nextTokens(ctx, row, {
+    family_id: crypto.randomUUID(),
+    code_id: row.id,
+    family_expires_at: new Date(now.getTime() + REFRESH_FAMILY_TTL_MS),
+  }, now);
   const won = await ctx.db.transaction().execute(async (trx) => {
     const consumed = await trx.updateTable("oauth_codes").set({ used_at: now })
       .where("id", "=", row.id).where("used_at", "is", null).returning("id").executeTakeFirst();
     if (!consumed) return false;
-    await trx.insertInto("oauth_refresh_tokens").values({
-      id: crypto.randomUUID(),
-      family_id: crypto.randomUUID(),
-      code_id: row.id,
-      token_hash: tokenHash,
-      client_id: row.client_id,
-      user_id: row.user_id,
-      project_id: row.project_id,
-      scope: row.scope,
-      access_jti: issued.jti,
-      access_expires_at: issued.accessExpiresAt,
-      created_at: now,
-      family_expires_at: new Date(now.getTime() + REFRESH_FAMILY_TTL_MS),
-    }).execute();
+    await trx.insertInto("oauth_refresh_tokens").values(next.row).execute();
     return true;
   });
   if (!won) {
@@ -273,7 +254,51 @@ async function redeemCode(ctx: ServiceCtx, params: TokenParams): Promise<TokenRe
     await revokeCodeFamilies(ctx.db, row.id, now);
     throw invalidGrant("The authorization code was already used; tokens issued from it are revoked");
   }
-  return response(issued, refreshToken);
+  return response(next.issued, next.refreshToken);
+}
+
+interface GrantRow {
+  user_id: string;
+  project_id: string;
+  client_id: string | null;
+  scope: "read" | "write";
+}
+
+/**
+ * What both grants issue: an access token for the grant's current scope (signed before the transaction,
+ * since signing reads keys through ctx.db; discarded if the grant is lost) and the family's next refresh
+ * token, with the row that stores it.
+ */
+async function nextTokens(
+  ctx: ServiceCtx,
+  row: GrantRow,
+  family: { family_id: string; code_id: string | null; family_expires_at: Date },
+  now: Date,
+) {
+  const grant: Grant = {
+    userId: row.user_id,
+    projectId: row.project_id,
+    clientId: row.client_id,
+    scope: row.scope,
+  };
+  const issued = await signAccess(ctx, grant, await currentScope(ctx.db, grant));
+  const refreshToken = REFRESH_TOKEN_PREFIX + randomSecret(32);
+  return {
+    issued,
+    refreshToken,
+    row: {
+      id: crypto.randomUUID(),
+      ...family,
+      token_hash: await hashToken(refreshToken),
+      client_id: row.client_id,
+      user_id: row.user_id,
+      project_id: row.project_id,
+      scope: row.scope,
+      access_jti: issued.jti,
+      access_expires_at: issued.accessExpiresAt,
+      created_at: now,
+    },
+  };
 }
 
 /**
@@ -301,35 +326,17 @@ async function refresh(ctx: ServiceCtx, params: TokenParams): Promise<TokenRespo
     await revokeFamily(ctx.db, row.family_id, now);
     throw invalidGrant("client_id does not match the refresh token; its token family is revoked");
   }
-  const grant: Grant = {
-    userId: row.user_id,
-    projectId: row.project_id,
-    clientId: row.client_id,
-    scope: row.scope,
-  };
-  const scope = await currentScope(ctx.db, grant);
-  const issued = await signAccess(ctx, grant, scope);
-  const refreshToken = REFRESH_TOKEN_PREFIX + randomSecret(32);
-  const tokenHash = await hashToken(refreshToken);
+  const next = await nextTokens(ctx, row, {
+    family_id: row.family_id,
+    code_id: row.code_id,
+    family_expires_at: row.family_expires_at,
+  }, now);
   const won = await ctx.db.transaction().execute(async (trx) => {
     const consumed = await trx.updateTable("oauth_refresh_tokens").set({ used_at: now })
       .where("id", "=", row.id).where("used_at", "is", null).where("revoked_at", "is", null)
       .returning("id").executeTakeFirst();
     if (!consumed) return false;
-    await trx.insertInto("oauth_refresh_tokens").values({
-      id: crypto.randomUUID(),
-      family_id: row.family_id,
-      code_id: row.code_id,
-      token_hash: tokenHash,
-      client_id: row.client_id,
-      user_id: row.user_id,
-      project_id: row.project_id,
-      scope: row.scope,
-      access_jti: issued.jti,
-      access_expires_at: issued.accessExpiresAt,
-      created_at: now,
-      family_expires_at: row.family_expires_at,
-    }).execute();
+    await trx.insertInto("oauth_refresh_tokens").values(next.row).execute();
     return true;
   });
   if (!won) {
@@ -337,7 +344,7 @@ async function refresh(ctx: ServiceCtx, params: TokenParams): Promise<TokenRespo
     await revokeFamily(ctx.db, row.family_id, now);
     throw invalidGrant("The refresh token was already used; its token family is revoked");
   }
-  return response(issued, refreshToken);
+  return response(next.issued, next.refreshToken);
 }
 
 /**
