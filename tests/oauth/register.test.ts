@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { call, env, test } from "../helpers/mod.ts";
+import { call, callOn, env, test } from "../helpers/mod.ts";
+import { startTestEnv } from "../helpers/env.ts";
 
 /** Registration from its own client address (X-Forwarded-For is trusted from loopback in tests). */
 let addressSeq = 0;
@@ -177,4 +178,18 @@ test("RATE-042 RATE-043 attack: registration flood from one address answers 429 
   assert.equal(await clientCount(), before + 20);
   const other = await register({ redirect_uris: ["https://a.example/cb"] });
   assert.equal(other.status, 201, "another address is not limited");
+});
+
+test("OAUTH-023 registration with the database unreachable answers 503 temporarily_unavailable, OAuth shape", async () => {
+  const down = await startTestEnv();
+  await down.close();
+  const res = await callOn(down, "POST", "/api/oauth/register", {
+    body: { client_name: "x", redirect_uris: ["https://app.example.com/cb"] },
+    headers: { "X-Forwarded-For": freshAddress() },
+  });
+  assert.equal(res.status, 503, res.text);
+  assert.equal(res.body.error, "temporarily_unavailable");
+  assert.equal(typeof res.body.error_description, "string");
+  assert.equal(res.body.data, undefined, "OAuth shape, not the envelope");
+  assert.ok(Number(res.headers.get("retry-after")) > 0, "Retry-After tells the client when to come back");
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DOCUMENT_PATH } from "../../scripts/openapi-artifacts.ts";
-import { test } from "../helpers/mod.ts";
+import { call, newProject, pairAgent, test } from "../helpers/mod.ts";
 
 /** The spec's unit cost of an operation (RATE-003..010, operator contract decision on /ticket). */
 function expectedCost(method: string, path: string): number {
@@ -23,4 +23,15 @@ test("RATE-003 RATE-004 RATE-005 RATE-006 RATE-008 RATE-009 RATE-010 every opera
     }
   }
   assert.ok(checked > 0);
+});
+
+test("RATE-007 /suggest, /estimate and /agent-prompt are left unbuilt: absent from the document, 404 NOT_FOUND", async () => {
+  const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
+  const caller = await pairAgent((await newProject()).projectId);
+  for (const path of ["/suggest", "/estimate", "/agent-prompt"]) {
+    assert.equal(doc.paths[path], undefined, `${path} is not published`);
+    const res = await call("GET", path, { token: caller.token });
+    assert.equal(res.status, 404, `${path}: ${res.text}`);
+    assert.equal(res.body.error.code, "NOT_FOUND", "the error shape, never HTML");
+  }
 });
