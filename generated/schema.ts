@@ -7946,7 +7946,7 @@ export interface components {
             duplicate?: true;
             /** @description True when the ticket's status changed */
             ticketAdvanced?: boolean;
-            nextAction?: components["schemas"]["HandoffNextAction"];
+            nextAction?: components["schemas"]["NextWorkAction"];
             review?: components["schemas"]["HandoffReview"];
             warnings?: string[];
             remediations?: components["schemas"]["Remediation"][];
@@ -7957,7 +7957,7 @@ export interface components {
                 title: string | null;
             };
         };
-        HandoffNextAction: {
+        NextWorkAction: {
             /** @enum {string} */
             action: "PICK_TICKET" | "RESUME_WORK" | "REQUEST_BRIEF" | "CREATE_TICKETS" | "PROJECT_COMPLETE" | "ALL_DONE" | "WAIT" | "ASSIST";
             message: string;
@@ -8382,12 +8382,7 @@ export interface components {
                     notes: unknown[];
                     reportedAt: string | null;
                 }[];
-                /** @description Only with an active ticket (RESUME_WORK) */
-                nextAction?: {
-                    /** @enum {string} */
-                    action: "PICK_TICKET" | "RESUME_WORK" | "REQUEST_BRIEF" | "CREATE_TICKETS" | "PROJECT_COMPLETE" | "ALL_DONE" | "WAIT" | "ASSIST";
-                    message: string;
-                };
+                nextAction?: components["schemas"]["NextWorkAction"] & unknown;
             };
             agent: {
                 id: string;
@@ -8536,11 +8531,7 @@ export interface components {
                 directDoneAllowed: boolean;
             };
             guidance: string[];
-            nextAction: {
-                /** @enum {string} */
-                action: "PICK_TICKET" | "RESUME_WORK" | "REQUEST_BRIEF" | "CREATE_TICKETS" | "PROJECT_COMPLETE" | "ALL_DONE" | "WAIT" | "ASSIST";
-                message: string;
-            };
+            nextAction: components["schemas"]["NextWorkAction"];
             /** @description True while the agent (or sub-agent) has had one session */
             isFirstSession: boolean;
             /** @description Share of the applicable checks you pass: ledger not stale while holding work, environment reported for the session, TESTED entry on the active ticket, no expired claims, criteria acknowledged */
@@ -8642,7 +8633,6 @@ export interface components {
             source: "agent" | "system";
             audit: boolean;
             agentId: string | null;
-            agentName: string | null;
             subAgentName: string | null;
             sessionId: string | null;
             ticketId: string | null;
@@ -8653,8 +8643,10 @@ export interface components {
             payload: {
                 [key: string]: unknown;
             } | null;
-            severity: string | null;
+            /** @enum {string|null} */
+            severity: "info" | "warning" | "critical" | null;
             createdAt: string;
+            agentName: string | null;
         };
         ContextThread: components["schemas"]["ContextThreadRow"] & {
             agentName: string | null;

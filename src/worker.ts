@@ -4,7 +4,7 @@ import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
-import "@/domain/handoff/tool-results.ts";
+import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
 /** Pruning runs at most this often (service clock), per instance. */
@@ -26,7 +26,7 @@ export function startBackgroundWork(
     running = true;
     try {
       if (deps.testClock) await syncTestClock(deps.db, deps.clock);
-      await runPendingJobs(deps);
+      await runPendingJobs({ ...deps, jobs: JOB_HANDLERS });
       const now = deps.clock.now().getTime();
       if (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS) {
         lastPrune = now;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { NEXT_ACTIONS } from "@/shared/vocabulary.ts";
 
 export const RecoverySchema = z.object({
   action: z.string().openapi({ example: "ADD_REQUIRED_FIELDS" }),
@@ -77,3 +78,15 @@ export const COMMON_ERRORS = [400, 401, 403, 413, 415, 429, 500] as const;
 
 export const UuidSchema = z.string().uuid();
 export const IsoDateTime = z.string().datetime({ offset: true });
+
+/** `{ content: { "application/json": { schema } } }`: spread into a request body or a response. */
+export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
+
+/** A JSON response: `{ description, content }`. */
+export const jsonResponse = <T>(schema: T, description: string) => ({ description, ...json(schema) });
+
+/** What the agent should do next, as context and handoff return it. */
+export const NextActionSchema = z.object({
+  action: z.enum(NEXT_ACTIONS),
+  message: z.string(),
+}).openapi("NextWorkAction");

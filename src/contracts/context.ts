@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { LEDGER_TYPES } from "@/db/tables/work.ts";
-import { envelope } from "./common.ts";
+import { LEDGER_TYPES } from "@/shared/vocabulary.ts";
+import { envelope, NextActionSchema as NextAction } from "./common.ts";
+import { LedgerEntrySchema } from "./ledger.ts";
 import { FilePath } from "./file-path.ts";
 import { WorkqueueItem } from "./pairing.ts";
 
@@ -57,25 +58,25 @@ export const ContextQuery = z.object({
 const Obj = z.record(z.string(), z.unknown());
 const IdCount = (name: string) => z.object({ count: z.number().int(), [name]: z.array(z.string()) });
 
-export const ContextLedgerEntry = z.object({
-  id: z.string(),
-  type: z.string(),
-  content: z.string(),
-  source: z.enum(["agent", "system"]),
-  audit: z.boolean(),
-  agentId: z.string().nullable(),
-  agentName: z.string().nullable(),
-  subAgentName: z.string().nullable(),
-  sessionId: z.string().nullable(),
-  ticketId: z.string().nullable(),
-  threadId: z.string().nullable(),
-  fileRef: z.string().nullable(),
-  lineRef: z.number().int().nullable(),
-  labels: z.array(z.string()),
-  payload: Obj.nullable(),
-  severity: z.string().nullable(),
-  createdAt: z.string(),
-}).openapi("ContextLedgerEntry");
+/** A ledger entry as context lists it: the entry without its session-report fields, `agentName` always present. */
+export const ContextLedgerEntry = LedgerEntrySchema.pick({
+  id: true,
+  type: true,
+  content: true,
+  source: true,
+  audit: true,
+  agentId: true,
+  subAgentName: true,
+  sessionId: true,
+  ticketId: true,
+  threadId: true,
+  fileRef: true,
+  lineRef: true,
+  labels: true,
+  payload: true,
+  severity: true,
+  createdAt: true,
+}).extend({ agentName: z.string().nullable() }).openapi("ContextLedgerEntry");
 
 export const ContextThreadRow = z.object({
   id: z.string(),
@@ -137,20 +138,6 @@ const ActiveTicket = z.object({
   branch: z.string().nullable(),
   subAgentName: z.string().nullable(),
 }).openapi("ContextActiveTicket");
-
-const NextAction = z.object({
-  action: z.enum([
-    "PICK_TICKET",
-    "RESUME_WORK",
-    "REQUEST_BRIEF",
-    "CREATE_TICKETS",
-    "PROJECT_COMPLETE",
-    "ALL_DONE",
-    "WAIT",
-    "ASSIST",
-  ]),
-  message: z.string(),
-});
 
 const ContextDocument = z.object({
   id: z.string(),

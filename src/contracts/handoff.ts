@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { envelope, NextActionSchema } from "./common.ts";
 
 export const ArtifactInput = z.object({
   type: z.enum(["pull_request", "branch", "commit", "deploy"]),
@@ -38,19 +38,7 @@ export const Remediation = z.object({
   message: z.string(),
 }).openapi("Remediation");
 
-export const NextAction = z.object({
-  action: z.enum([
-    "PICK_TICKET",
-    "RESUME_WORK",
-    "REQUEST_BRIEF",
-    "CREATE_TICKETS",
-    "PROJECT_COMPLETE",
-    "ALL_DONE",
-    "WAIT",
-    "ASSIST",
-  ]),
-  message: z.string(),
-}).openapi("HandoffNextAction");
+export const NextAction = NextActionSchema;
 
 export const HandoffReview = z.object({
   required: z.boolean(),

@@ -1,4 +1,4 @@
-import { LEDGER_TYPES } from "@/db/tables/work.ts";
+import { LEDGER_SEVERITIES, LEDGER_SOURCES, LEDGER_TYPES } from "@/shared/vocabulary.ts";
 import { z } from "@hono/zod-openapi";
 import { envelope } from "./common.ts";
 import { FilePath } from "./file-path.ts";
@@ -42,7 +42,7 @@ export const LedgerEntryBody = z.object({
   threadId: z.string().uuid().optional().openapi({
     description: "A thread of this project; unknown: 422 VALIDATION_ERROR",
   }),
-  severity: z.enum(["info", "warning", "critical"]).optional(),
+  severity: z.enum(LEDGER_SEVERITIES).optional(),
   blockedByFile: FilePath.optional().openapi({
     description: "BLOCKED only (other types: 400). Opens a thread about the file unless one is open for it",
   }),
@@ -123,7 +123,7 @@ export const LedgerEntrySchema = z.object({
   type: z.string(),
   content: z.string(),
   createdAt: z.string(),
-  source: z.enum(["agent", "system"]),
+  source: z.enum(LEDGER_SOURCES),
   audit: z.boolean(),
   agentId: z.string().nullable(),
   agentName: z.string().nullable().optional(),
@@ -135,7 +135,7 @@ export const LedgerEntrySchema = z.object({
   lineRef: z.number().int().nullable(),
   labels: z.array(z.string()),
   payload: z.record(z.string(), z.unknown()).nullable(),
-  severity: z.enum(["info", "warning", "critical"]).nullable(),
+  severity: z.enum(LEDGER_SEVERITIES).nullable(),
   tokensUsed: z.number().int().nullable(),
   activity: z.string().nullable(),
   envHealth: z.record(z.string(), z.unknown()).nullable(),

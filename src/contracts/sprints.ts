@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { isSprintDate } from "@/domain/sprints/dates.ts";
+import { isSprintDate } from "@/shared/sprint-dates.ts";
 import { envelope } from "./common.ts";
 
 export const SPRINT_STATUSES = ["planning", "active", "complete", "archived", "cancelled"] as const;

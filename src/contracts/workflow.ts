@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { TICKET_ACTIONS } from "@/shared/vocabulary.ts";
 import { filePathList } from "./file-path.ts";
 import { envelope } from "./common.ts";
 import { BranchSchema, PrioritySchema, RiskClassSchema } from "./tickets.ts";
@@ -17,22 +18,12 @@ export const ReviewHandoffInput = z.object({
     "(details.fields). The stored handoff is cleared when the ticket goes back to work; reviewHistory keeps it.",
 });
 
-const ACTIONS = [
-  "claim",
-  "release",
-  "submit_for_review",
-  "approve",
-  "request_changes",
-  "block",
-  "unblock",
-] as const;
-
 const optionalText = (max: number, description: string) =>
   z.string().max(max).optional().openapi({ description });
 
 export const PatchTicketBody = z.object({
   ticketId: TicketRef,
-  action: z.enum(ACTIONS).optional().openapi({
+  action: z.enum(TICKET_ACTIONS).optional().openapi({
     description: "Wins over status. claim: backlog/sprint_backlog to claimed, caller becomes assignee " +
       "(implies assignToSelf; on a board without claimed, or for an unassigned claimed ticket, it only assigns). " +
       "release: any open status to backlog, unassigns (an assigned backlog ticket is only unassigned). submit_for_review: a started, non-review status to in_review (if a column) else review; " +

@@ -1,25 +1,11 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import type { ZodError } from "zod";
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
-export interface FieldError {
-  path: string;
-  message: string;
-  code: string;
-}
-
-/** Zod issues as `details.fields`: one `{ path, message, code }` per issue, path dotted. */
-export function fieldErrors(error: ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.map(String).join(".") || "(root)",
-    message: issue.message,
-    code: issue.code,
-  }));
-}
+export { type FieldError, fieldErrors } from "@/shared/field-errors.ts";
 
 export function errorBody(code: string, message: string, details?: Record<string, unknown>) {
   return { error: details === undefined ? { code, message } : { code, message, details } };

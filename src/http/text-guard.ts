@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { DomainError } from "@/domain/shared/errors.ts";
-import type { FieldError } from "./errors.ts";
+import type { FieldError } from "@/shared/field-errors.ts";
 import type { AppEnv } from "./env.ts";
 
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);

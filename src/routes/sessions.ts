@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { errorResponses } from "@/contracts/common.ts";
+import { errorResponses, json } from "@/contracts/common.ts";
 import {
   ActivityInput,
   ActivityResponse,
@@ -32,7 +32,6 @@ import { ok } from "@/http/envelope.ts";
 import { defineRoute, handle, handlePublic } from "@/http/route.ts";
 
 const TAGS = ["Pairing and sessions"];
-const json = <T>(schema: T) => ({ "application/json": { schema } });
 
 export const getSessionRoute = defineRoute({
   method: "get",
@@ -47,7 +46,7 @@ export const getSessionRoute = defineRoute({
     "are kept only until the next activity is posted.",
   request: { params: SessionIdParam, query: SessionQuery },
   responses: {
-    200: { description: "The session", content: json(SessionDetailResponse) },
+    200: { description: "The session", ...json(SessionDetailResponse) },
     ...errorResponses(404),
   },
 }, { cost: 1 });
@@ -69,10 +68,10 @@ export const patchSessionRoute = defineRoute({
     "CONFLICT: the session is already complete or canceled. Answers the updated session.",
   request: {
     params: SessionIdParam,
-    body: { required: true, content: json(SessionPatch) },
+    body: { required: true, ...json(SessionPatch) },
   },
   responses: {
-    200: { description: "The updated session", content: json(SessionResponse) },
+    200: { description: "The updated session", ...json(SessionResponse) },
     ...errorResponses(404, 409),
   },
 }, { scope: "write:ledger", cost: 2 });
@@ -94,10 +93,10 @@ export const postActivityRoute = defineRoute({
     "5-minute window (Retry-After, details.retryAfterSeconds).",
   request: {
     params: SessionIdParam,
-    body: { required: true, content: json(ActivityInput) },
+    body: { required: true, ...json(ActivityInput) },
   },
   responses: {
-    201: { description: "Activity recorded", content: json(ActivityResponse) },
+    201: { description: "Activity recorded", ...json(ActivityResponse) },
     ...errorResponses(404, 409),
   },
 }, { scope: "write:ledger", cost: 2 });
@@ -115,10 +114,10 @@ export const postReportRoute = defineRoute({
     "session.environmentReport in GET /session/{sessionId}.",
   request: {
     params: SessionIdParam,
-    body: { required: true, content: json(EnvironmentReport) },
+    body: { required: true, ...json(EnvironmentReport) },
   },
   responses: {
-    200: { description: "Stored", content: json(ReportResponse) },
+    200: { description: "Stored", ...json(ReportResponse) },
     ...errorResponses(404, 409),
   },
 }, { scope: "write:ledger", cost: 2 });
@@ -136,9 +135,9 @@ export const refreshRoute = defineRoute({
     "(recovery REPAIR), with one identical body, for an unknown, revoked or too old token, a closed session " +
     "and a revoked agent, archived project or suspended organization. 429 RATE_LIMITED beyond 5 refreshes " +
     "per agent per hour, with details.retryAfterSeconds and Retry-After.",
-  request: { body: { required: true, content: json(RefreshRequest) } },
+  request: { body: { required: true, ...json(RefreshRequest) } },
   responses: {
-    200: { description: "New token", content: json(RefreshResponse) },
+    200: { description: "New token", ...json(RefreshResponse) },
     ...errorResponses(401),
   },
 }, { auth: "none", cost: 2 });
@@ -160,9 +159,9 @@ export const mintSubAgentRoute = defineRoute({
     "may also be used with the parent's session token through X-Svc-SubAgent: the call then acts as the " +
     "sub-agent (its role, its own session, scopes capped to the sub-agent set); the header is ignored with " +
     "svc_sub_ tokens and API keys.",
-  request: { body: { required: true, content: json(SubAgentMintRequest) } },
+  request: { body: { required: true, ...json(SubAgentMintRequest) } },
   responses: {
-    201: { description: "Sub-agent minted", content: json(SubAgentMintResponse) },
+    201: { description: "Sub-agent minted", ...json(SubAgentMintResponse) },
     ...errorResponses(422),
   },
 }, { scope: "write:agents", roles: ["orchestrator"], cost: 2 });
@@ -178,9 +177,9 @@ export const deleteSubAgentRoute = defineRoute({
     "{ name }. Unregisters the name (X-Svc-SubAgent with it then answers 401), revokes its svc_sub_ tokens, " +
     "completes its open sessions and writes an AGENT_COMPLETED ledger entry. 404 NOT_FOUND when the caller " +
     "has no registered sub-agent of that name (never minted, or already deleted).",
-  request: { body: { required: true, content: json(SubAgentDeleteRequest) } },
+  request: { body: { required: true, ...json(SubAgentDeleteRequest) } },
   responses: {
-    200: { description: "Sub-agent ended", content: json(SubAgentDeleteResponse) },
+    200: { description: "Sub-agent ended", ...json(SubAgentDeleteResponse) },
     ...errorResponses(404),
   },
 }, { scope: "write:agents", roles: ["orchestrator"], cost: 2 });

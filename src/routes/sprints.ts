@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { errorResponses } from "@/contracts/common.ts";
+import { errorResponses, json } from "@/contracts/common.ts";
 import {
   CurrentSprintQuery,
   CurrentSprintResponse,
@@ -26,7 +26,6 @@ import { errorBody, fieldErrors } from "@/http/errors.ts";
 import { defineRoute, handle, type ValidationHook } from "@/http/route.ts";
 
 const TAGS = ["Sprints"];
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 const WRITE = "Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 " +
   "FORBIDDEN with recovery REPAIR_OR_REFRESH. ";
 

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { errorResponses } from "@/contracts/common.ts";
+import { errorResponses, json } from "@/contracts/common.ts";
 import {
   ThreadCloseBody,
   ThreadCloseBulkBody,
@@ -34,7 +34,6 @@ const WRITE =
 const budget = (what: string, limit: number) =>
   `429 BACKPRESSURE (Retry-After) past ${limit} ${what} per 5 minutes, counted per agent (each sub-agent ` +
   "separately), fixed windows, every attempt counting. ";
-const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 
 const openRoute = defineRoute({
   method: "post",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { sql } from "kysely";
+import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { call, env, test } from "../helpers/mod.ts";
 import { insertClaim, insertLedgerEntry, ticketRow } from "../helpers/fixtures.ts";
@@ -140,7 +141,7 @@ test("HAND-035 a status change during the call answers 409 REFRESH_TICKET_STATE 
 test("HAND-026 toolResults are classified after the response into PROGRESS and TESTED, skipping duplicates", async () => {
   const r = await ready();
   const { db, clock } = await env();
-  await runPendingJobs({ db, clock });
+  await runPendingJobs({ db, clock, jobs: JOB_HANDLERS });
   const res = await handOff(r, {
     toolResults: [
       { command: "deno test --allow-all", output: "18 passed", exitCode: 0 },
@@ -156,7 +157,7 @@ test("HAND-026 toolResults are classified after the response into PROGRESS and T
   assert.equal(jobs.length, 1, "the job is stored by the handoff transaction");
   const beforeRun = (await entriesOf(r.agent.sessionId)).filter((e) => e.payload?.source === "toolResults");
   assert.equal(beforeRun.length, 0, "classification happens after the response");
-  assert.equal(await runPendingJobs({ db, clock }), 1);
+  assert.equal(await runPendingJobs({ db, clock, jobs: JOB_HANDLERS }), 1);
   const classified = (await entriesOf(r.agent.sessionId)).filter((e) => e.payload?.source === "toolResults");
   assert.deepEqual(classified.map((e) => [e.type, e.content]), [
     ["TESTED", "deno test --allow-all | 18 passed | outcome: passed"],
@@ -165,13 +166,13 @@ test("HAND-026 toolResults are classified after the response into PROGRESS and T
   ]);
   assert.ok(classified.every((e) => e.ticket_id === r.ticket!.id && e.agent_id === r.agent.agentId));
   // Running again finds nothing to do and writes nothing more.
-  assert.equal(await runPendingJobs({ db, clock }), 0);
+  assert.equal(await runPendingJobs({ db, clock, jobs: JOB_HANDLERS }), 0);
 });
 
 test("HAND-026 no job is queued without toolResults", async () => {
   const r = await ready();
   const { db, clock } = await env();
-  await runPendingJobs({ db, clock });
+  await runPendingJobs({ db, clock, jobs: JOB_HANDLERS });
   assert.equal((await handOff(r, { toolResults: [] })).status, 200);
   const open = await db.selectFrom("pending_jobs").select("id").where("done_at", "is", null).execute();
   assert.equal(open.length, 0);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createSvcClient, type SvcClient } from "../../generated/client.ts";
+import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
 import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { admin, env, newProject, test } from "../helpers/mod.ts";
 
@@ -129,7 +130,7 @@ test("the agent work loop end to end through the typed client: pair, begin, ledg
   assert.equal(qa.data!.data.tests[0]!.title, "Valid credentials sign in");
 
   // toolResults are classified after the response.
-  await runPendingJobs({ db: e.db, clock: e.clock });
+  await runPendingJobs({ db: e.db, clock: e.clock, jobs: JOB_HANDLERS });
   const ledger = await other.GET("/ledger", {
     params: { query: { sessionId: agent.sessionId, type: "TESTED", limit: 50 } },
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { toJson } from "@/db/tables/types.ts";
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
-import { JOB_HANDLERS, runPendingJobs } from "@/domain/jobs/run.ts";
+import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { ADMIN_TOKEN, callOn, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
 
@@ -73,11 +73,13 @@ test("with the database gone, an API request answers 503 SERVICE_UNAVAILABLE wit
 test("a job that loses its database connection keeps its attempts; a failing job counts one", async () => {
   const e = await startTestEnv();
   try {
-    JOB_HANDLERS["test.connection-lost"] = () => {
-      throw Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
-    };
-    JOB_HANDLERS["test.broken"] = () => {
-      throw new Error("handler bug");
+    const jobs = {
+      "test.connection-lost": () => {
+        throw Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+      },
+      "test.broken": () => {
+        throw new Error("handler bug");
+      },
     };
     const now = e.clock.now();
     const lost = {
@@ -87,7 +89,7 @@ test("a job that loses its database connection keeps its attempts; a failing job
       created_at: now,
     };
     await e.db.insertInto("pending_jobs").values(lost).execute();
-    await assert.rejects(runPendingJobs({ db: e.db, clock: e.clock }), /ECONNRESET/);
+    await assert.rejects(runPendingJobs({ db: e.db, clock: e.clock, jobs }), /ECONNRESET/);
     const kept = await e.db.selectFrom("pending_jobs").selectAll().where("id", "=", lost.id)
       .executeTakeFirstOrThrow();
     assert.equal(kept.attempts, 0);
@@ -96,14 +98,12 @@ test("a job that loses its database connection keeps its attempts; a failing job
     await e.db.deleteFrom("pending_jobs").where("id", "=", lost.id).execute();
     const broken = { id: crypto.randomUUID(), kind: "test.broken", payload: toJson({}), created_at: now };
     await e.db.insertInto("pending_jobs").values(broken).execute();
-    await runPendingJobs({ db: e.db, clock: e.clock }, 1);
+    await runPendingJobs({ db: e.db, clock: e.clock, jobs }, 1);
     const counted = await e.db.selectFrom("pending_jobs").selectAll().where("id", "=", broken.id)
       .executeTakeFirstOrThrow();
     assert.equal(counted.attempts, 1);
     assert.equal(counted.last_error, "handler bug");
   } finally {
-    delete JOB_HANDLERS["test.connection-lost"];
-    delete JOB_HANDLERS["test.broken"];
     await e.close();
   }
 });

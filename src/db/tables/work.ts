@@ -1,3 +1,4 @@
+import type { LedgerSeverity, LedgerSource, LedgerType } from "@/shared/vocabulary.ts";
 import type { ColumnType } from "kysely";
 import type { Generated, Json, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
@@ -158,27 +159,7 @@ export interface ThreadMessagesTable {
   seq: Generated<string>;
 }
 
-/** Every ledger entry type (spec: Ledger entry), lifecycle types last. */
-export const LEDGER_TYPES = [
-  "PROGRESS",
-  "DECISION",
-  "TESTED",
-  "BLOCKED",
-  "ALERT",
-  "FOUND",
-  "CONTEXT",
-  "STATUS",
-  "CHANGED",
-  "ISSUE",
-  "SKIPPED",
-  "DONE",
-  "VERIFIED",
-  "AGENT_JOINED",
-  "AGENT_SPAWNED",
-  "AGENT_ASSIGNED",
-  "AGENT_COMPLETED",
-] as const;
-export type LedgerType = typeof LEDGER_TYPES[number];
+export { LEDGER_TYPES, type LedgerType } from "@/shared/vocabulary.ts";
 
 export interface LedgerEntriesTable {
   id: string;
@@ -187,7 +168,7 @@ export interface LedgerEntriesTable {
   project_id: string;
   type: LedgerType;
   content: string;
-  source: Generated<"agent" | "system">;
+  source: Generated<LedgerSource>;
   audit: Generated<boolean>;
   agent_id: string | null;
   sub_agent_name: string | null;
@@ -198,7 +179,7 @@ export interface LedgerEntriesTable {
   line_ref: number | null;
   labels: JsonDefault<string[]>;
   payload: NullableJson<Record<string, unknown>>;
-  severity: "info" | "warning" | "critical" | null;
+  severity: LedgerSeverity | null;
   tokens_used: number | null;
   activity: string | null;
   env_health: NullableJson<Record<string, unknown>>;

@@ -4,7 +4,8 @@ import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { type ClaimConflict, conflictOf } from "./conflicts.ts";
 import { type Holder, liveHolders, releaseDeadClaims } from "./holders.ts";
-import { DEFAULT_CLAIM_MS, sqlState } from "./policy.ts";
+import { sqlState } from "@/db/errors.ts";
+import { DEFAULT_CLAIM_MS } from "./policy.ts";
 
 export interface AcquireInput {
   projectId: string;

@@ -25,12 +25,3 @@ export function ageMinutes(claimedAt: Date, now: Date): number {
 export function claimantName(agentName: string, subAgentName: string | null): string {
   return subAgentName ? `${agentName}/${subAgentName}` : agentName;
 }
-
-/** SQLSTATE of a driver error (PGlite and postgres.js both expose `code`). */
-export function sqlState(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error as { code: unknown }).code;
-    return typeof code === "string" ? code : undefined;
-  }
-  return undefined;
-}

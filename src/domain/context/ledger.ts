@@ -1,3 +1,5 @@
+import type { z } from "@hono/zod-openapi";
+import type { ContextLedgerEntry as ContextLedgerEntrySchema } from "@/contracts/context.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 
@@ -15,25 +17,8 @@ export interface LedgerFilter {
 
 export const DEFAULT_LEDGER_FILTER: LedgerFilter = { source: "agent", includeAudit: false };
 
-export interface ContextLedgerEntry {
-  id: string;
-  type: string;
-  content: string;
-  source: string;
-  audit: boolean;
-  agentId: string | null;
-  agentName: string | null;
-  subAgentName: string | null;
-  sessionId: string | null;
-  ticketId: string | null;
-  threadId: string | null;
-  fileRef: string | null;
-  lineRef: number | null;
-  labels: string[];
-  payload: Record<string, unknown> | null;
-  severity: string | null;
-  createdAt: string;
-}
+/** A ledger entry as context lists it: the contract's shape. */
+export type ContextLedgerEntry = z.infer<typeof ContextLedgerEntrySchema>;
 
 function baseQuery(db: DbOrTrx, projectId: string) {
   return db.selectFrom("ledger_entries as l")

@@ -1,21 +1,9 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+import type { NextAction } from "@/shared/vocabulary.ts";
 
-export type HandoffAction =
-  | "PICK_TICKET"
-  | "RESUME_WORK"
-  | "REQUEST_BRIEF"
-  | "CREATE_TICKETS"
-  | "PROJECT_COMPLETE"
-  | "ALL_DONE"
-  | "WAIT"
-  | "ASSIST";
-
-export interface NextAction {
-  action: HandoffAction;
-  message: string;
-}
+export type { NextAction } from "@/shared/vocabulary.ts";
 
 const PICKABLE = ["backlog", "sprint_backlog", "claimed"];
 const ACTIVE = ["in_progress", "blocked", "changes_requested"];

@@ -1,7 +1,6 @@
 import type { Clock } from "@/clock.ts";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { JOB_HANDLERS } from "@/domain/jobs/run.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 
 export const TOOL_RESULTS_JOB = "handoff.tool_results";
@@ -115,5 +114,3 @@ export async function runToolResultsJob(trx: Trx, clock: Clock, raw: Record<stri
     });
   }
 }
-
-JOB_HANDLERS[TOOL_RESULTS_JOB] = runToolResultsJob;

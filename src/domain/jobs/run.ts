@@ -4,11 +4,12 @@ import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 
 /**
  * A job handler: runs one pending job's payload inside the transaction that marks it done, so its
- * writes and the completion commit together. Areas register theirs in `JOB_HANDLERS`.
+ * writes and the completion commit together.
  */
 export type JobHandler = (trx: Trx, clock: Clock, payload: Record<string, unknown>) => Promise<void>;
 
-export const JOB_HANDLERS: Record<string, JobHandler> = {};
+/** Job kind to handler; the composition root passes the table (`JOB_HANDLERS` in ./handlers.ts). */
+export type JobHandlers = Readonly<Record<string, JobHandler>>;
 export const MAX_JOB_ATTEMPTS = 5;
 const MAX_ATTEMPTS = MAX_JOB_ATTEMPTS;
 
@@ -17,7 +18,10 @@ const MAX_ATTEMPTS = MAX_JOB_ATTEMPTS;
  * transaction, so several instances share the queue and a crash leaves the job for the next run.
  * A failing job rolls back and is retried, up to five attempts.
  */
-export async function runPendingJobs(deps: { db: Db; clock: Clock }, max = 20): Promise<number> {
+export async function runPendingJobs(
+  deps: { db: Db; clock: Clock; jobs: JobHandlers },
+  max = 20,
+): Promise<number> {
   let done = 0;
   for (let i = 0; i < max; i++) {
     let failedJob: { id: string; error: string } | null = null;
@@ -28,7 +32,7 @@ export async function runPendingJobs(deps: { db: Db; clock: Clock }, max = 20): 
         .executeTakeFirst();
       if (!job) return false;
       current = job.id;
-      const handler = JOB_HANDLERS[job.kind];
+      const handler = deps.jobs[job.kind];
       if (!handler) {
         failedJob = { id: job.id, error: `no handler for job kind "${job.kind}"` };
         return true;

@@ -1,6 +1,7 @@
 import { LedgerEntryBody } from "@/contracts/ledger.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
+import { fieldErrors } from "@/shared/field-errors.ts";
 import { appendEntry } from "./append.ts";
 
 export const MAX_BATCH = 20;
@@ -45,11 +46,7 @@ export async function appendBatch(ctx: ActorCtx, entries: Record<string, unknown
           code: "VALIDATION_ERROR",
           message: "Invalid entry",
           details: {
-            fields: parsed.error.issues.map((i) => ({
-              path: i.path.map(String).join(".") || "(root)",
-              message: i.message,
-              code: i.code,
-            })),
+            fields: fieldErrors(parsed.error),
           },
         },
       });

@@ -1,33 +1,12 @@
+import type { z } from "@hono/zod-openapi";
+import type { LedgerEntrySchema } from "@/contracts/ledger.ts";
 import type { Selectable } from "kysely";
 import type { LedgerEntriesTable } from "@/db/tables/work.ts";
 
 export type LedgerRow = Selectable<LedgerEntriesTable> & { agent_name?: string | null };
 
-/** A ledger entry as every surface returns it (GET /ledger, context). */
-export interface LedgerEntry {
-  id: string;
-  type: string;
-  content: string;
-  createdAt: string;
-  source: "agent" | "system";
-  audit: boolean;
-  agentId: string | null;
-  /** `agentName` or `agentName/subAgentName`, when the row was read with the agent's name. */
-  agentName?: string | null;
-  subAgentName: string | null;
-  sessionId: string | null;
-  ticketId: string | null;
-  threadId: string | null;
-  fileRef: string | null;
-  lineRef: number | null;
-  labels: string[];
-  payload: Record<string, unknown> | null;
-  severity: "info" | "warning" | "critical" | null;
-  tokensUsed: number | null;
-  activity: string | null;
-  envHealth: Record<string, unknown> | null;
-  blockedByFile: string | null;
-}
+/** A ledger entry as every surface returns it (GET /ledger, ticket detail): the contract's shape. */
+export type LedgerEntry = z.infer<typeof LedgerEntrySchema>;
 
 export function toLedgerEntry(row: LedgerRow): LedgerEntry {
   return {

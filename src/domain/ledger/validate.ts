@@ -5,6 +5,7 @@ import type { Actor } from "@/domain/shared/actor.ts";
 import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import { findTicketId, resolveRefRecovery } from "@/domain/tickets/refs.ts";
 import { LEDGER_LABELS, unknownLabels } from "./labels.ts";
+import { fieldErrors } from "@/shared/field-errors.ts";
 
 const MAX_CONTENT = 2000;
 
@@ -31,14 +32,6 @@ export interface PreparedEntry {
   ticketId: string | null;
   threadId: string | null;
   labels: string[];
-}
-
-function fieldsOf(error: z.ZodError, prefix: string) {
-  return error.issues.map((i) => ({
-    path: [prefix, ...i.path.map(String)].join("."),
-    message: i.message,
-    code: i.code,
-  }));
 }
 
 function truncate(text: string): string {
@@ -71,7 +64,7 @@ export async function prepareEntry(
     const parsed = ProgressPayload.safeParse(input.payload);
     if (!parsed.success) {
       throw fail.validation("A PROGRESS payload is { did, next, blockers? }", {
-        fields: fieldsOf(parsed.error, "payload"),
+        fields: fieldErrors(parsed.error, "payload"),
       });
     }
     const blockers = parsed.data.blockers ?? [];
@@ -85,7 +78,7 @@ export async function prepareEntry(
     const parsed = DecisionPayload.safeParse(input.payload ?? {});
     if (!parsed.success) {
       throw fail.unprocessable("A DECISION needs payload.rationale (1 to 2000 characters)", {
-        fields: fieldsOf(parsed.error, "payload"),
+        fields: fieldErrors(parsed.error, "payload"),
         payloadHint: { rationale: "<why this option>", alternatives: ["<option considered>"] },
       });
     }

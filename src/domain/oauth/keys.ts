@@ -2,7 +2,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK
 import type { DbOrTrx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { isUniqueViolation } from "@/domain/sprints/common.ts";
+import { isUniqueViolation } from "@/db/errors.ts";
 
 /** The one signing algorithm (spec: Token types, "signed JWT (RS256)"). */
 export const SIGNING_ALG = "RS256";

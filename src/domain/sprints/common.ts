@@ -64,13 +64,3 @@ export function assertSprintWriter(actor: Actor): void {
     });
   }
 }
-
-/** True when `err` is a unique violation (SQLSTATE 23505), of `constraint` when given, on either driver. */
-export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  if (!err || typeof err !== "object") return false;
-  const e = err as { code?: unknown; constraint?: unknown; constraint_name?: unknown; message?: unknown };
-  if (e.code !== "23505") return false;
-  if (!constraint) return true;
-  const name = e.constraint ?? e.constraint_name;
-  return name === constraint || (typeof e.message === "string" && e.message.includes(constraint));
-}

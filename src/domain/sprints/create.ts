@@ -2,8 +2,9 @@ import { sql } from "kysely";
 import { recordEvent } from "@/domain/events/record.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
-import { endBeforeStart } from "./dates.ts";
-import { assertSprintWriter, fixSprintFields, isUniqueViolation } from "./common.ts";
+import { endBeforeStart } from "@/shared/sprint-dates.ts";
+import { isUniqueViolation } from "@/db/errors.ts";
+import { assertSprintWriter, fixSprintFields } from "./common.ts";
 
 export interface CreateSprintInput {
   name?: string | undefined;

@@ -1,18 +1,13 @@
 import type { Trx } from "@/db/database.ts";
 import type { SprintsTable } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
+import { isUniqueViolation } from "@/db/errors.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import type { Updateable } from "kysely";
-import {
-  assertSprintWriter,
-  fixSprintFields,
-  isUniqueViolation,
-  sprintNotFound,
-  type SprintRow,
-} from "./common.ts";
-import { endBeforeStart } from "./dates.ts";
+import { assertSprintWriter, fixSprintFields, sprintNotFound, type SprintRow } from "./common.ts";
+import { endBeforeStart } from "@/shared/sprint-dates.ts";
 import { buildReleaseNotes, publishRelease } from "./release.ts";
 
 type Status = SprintRow["status"];

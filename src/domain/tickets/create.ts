@@ -11,7 +11,7 @@ import { ticketNextAction } from "./next-action.ts";
 import { ticketNotFound } from "./refs.ts";
 import { type Priority, type TicketRow, toTicket, withPriority } from "./serialize.ts";
 import { boardColumns } from "./workflow.ts";
-import { isForeignKeyViolation, isUniqueViolation } from "./pg-errors.ts";
+import { isForeignKeyViolation, isUniqueViolation } from "@/db/errors.ts";
 import { loadProject, type ProjectInfo, ticketUrl } from "./project-info.ts";
 
 export interface CreateTicketFields {

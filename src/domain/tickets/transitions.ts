@@ -1,6 +1,7 @@
 import type { Trx } from "@/db/database.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import { TICKET_ACTIONS, type TicketAction } from "@/shared/vocabulary.ts";
 import type { TicketRow } from "./serialize.ts";
 import {
   boardColumns,
@@ -18,16 +19,7 @@ import {
   validTransitions,
 } from "./workflow.ts";
 
-export const TICKET_ACTIONS = [
-  "claim",
-  "release",
-  "submit_for_review",
-  "approve",
-  "request_changes",
-  "block",
-  "unblock",
-] as const;
-export type TicketAction = typeof TICKET_ACTIONS[number];
+export { TICKET_ACTIONS, type TicketAction } from "@/shared/vocabulary.ts";
 
 /** Where an action takes the ticket; `to: null` changes no status (claim on a board without `claimed`). */
 export interface ActionMove {

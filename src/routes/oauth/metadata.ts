@@ -1,3 +1,4 @@
+import { jsonResponse } from "@/contracts/common.ts";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Hono } from "hono";
 import {
@@ -10,13 +11,9 @@ import { publicJwks } from "@/domain/oauth/keys.ts";
 import { authServerMetadata, protectedResourceMetadata } from "@/domain/oauth/metadata.ts";
 import { type AppEnv, serviceCtx } from "@/http/env.ts";
 
-const json = <T>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 const oauthErrors = {
-  400: json(OAuthError, "Malformed request ({ error, error_description })"),
-  500: json(OAuthError, "Server error ({ error: server_error, error_description })"),
+  400: jsonResponse(OAuthError, "Malformed request ({ error, error_description })"),
+  500: jsonResponse(OAuthError, "Server error ({ error: server_error, error_description })"),
 };
 /** These live outside `{base_url}`: each operation names the origin as its server. */
 const ORIGIN = [{ url: "/", description: "{auth_url} / {mcp_origin} (PUBLIC_URL)" }];
@@ -31,7 +28,7 @@ const routes: (RouteConfig & { "x-svc-cost": number })[] = [
     description:
       "No credentials, not rate limited (cost 0). OAUTH-008/009: issuer = {auth_url}; PKCE S256 only; " +
       "public clients only (token_endpoint_auth_method none); RFC 9207 iss on the authorization response.",
-    responses: { 200: json(AuthServerMetadata, "The metadata"), ...oauthErrors },
+    responses: { 200: jsonResponse(AuthServerMetadata, "The metadata"), ...oauthErrors },
   },
   {
     ...PUBLIC,
@@ -42,7 +39,7 @@ const routes: (RouteConfig & { "x-svc-cost": number })[] = [
       "No credentials, not rate limited (cost 0). OAUTH-010: the public half of every signing key " +
       "whose access tokens may still be live: the current key and keys retired less than one access-token " +
       "lifetime (1 hour, plus 60 seconds of grace) ago. Rotate with POST /admin/keys/rotate.",
-    responses: { 200: json(JsonWebKeySet, "The keys"), ...oauthErrors },
+    responses: { 200: jsonResponse(JsonWebKeySet, "The keys"), ...oauthErrors },
   },
   ...["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"].map((path) => ({
     ...PUBLIC,
@@ -52,7 +49,7 @@ const routes: (RouteConfig & { "x-svc-cost": number })[] = [
     description:
       "No credentials, not rate limited (cost 0). OAUTH-011: resource = {mcp_url}; both addresses " +
       "answer the same document.",
-    responses: { 200: json(ProtectedResourceMetadata, "The metadata"), ...oauthErrors },
+    responses: { 200: jsonResponse(ProtectedResourceMetadata, "The metadata"), ...oauthErrors },
   })),
 ];
 

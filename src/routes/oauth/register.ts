@@ -1,3 +1,4 @@
+import { jsonResponse } from "@/contracts/common.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import {
@@ -51,10 +52,6 @@ export function registerApp(): Hono<AppEnv> {
   return app;
 }
 
-const json = <T>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 const html = (description: string) => ({
   description,
   content: { "text/html": { schema: { type: "string" } } },
@@ -97,11 +94,11 @@ URIs, or a refused URI), \`invalid_client_metadata\` (400: body not a JSON objec
         body: { required: true, content: { "application/json": { schema: OAuthRegisterRequest } } },
       },
       responses: {
-        201: json(OAuthClient, "The registered client"),
-        400: json(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
-        429: json(OAuthRegisterError, "slow_down (Retry-After)"),
+        201: jsonResponse(OAuthClient, "The registered client"),
+        400: jsonResponse(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
+        429: jsonResponse(OAuthRegisterError, "slow_down (Retry-After)"),
         500: { description: "Unexpected failure" },
-        503: json(OAuthRegisterError, "temporarily_unavailable"),
+        503: jsonResponse(OAuthRegisterError, "temporarily_unavailable"),
       },
     } as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
