@@ -8209,13 +8209,7 @@ export interface components {
             };
             tickets?: components["schemas"]["SprintTicketRow"][];
         };
-        SprintTicketRow: {
-            id: string;
-            number: number;
-            ticketRef: string;
-            title: string;
-            status: string;
-            type: string | null;
+        SprintTicketRow: components["schemas"]["WorkqueueItem"] & {
             priority: string;
             storyPoints: number | null;
             assigneeAgentId: string | null;

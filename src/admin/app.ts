@@ -1,5 +1,6 @@
 import { type Context, Hono } from "hono";
 import { z } from "zod";
+import { AgentRoleSchema } from "@/contracts/common.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody, fieldErrors } from "@/http/errors.ts";
 import { ok } from "@/http/envelope.ts";
@@ -19,7 +20,7 @@ const Id = z.string().regex(ID_PATTERN, "Expected an id (UUID)").transform((v) =
 
 const Plan = z.enum(["free", "builder", "growth", "team", "enterprise"]);
 const ReviewMode = z.enum(["light", "medium", "strict", "auto", "custom"]);
-const Role = z.enum(["generator", "evaluator", "observer", "orchestrator"]);
+const Role = AgentRoleSchema;
 const Settings = z.object({
   requireType: z.boolean().optional(),
   allowedTypes: z.array(z.string().min(1).max(50)).optional(),

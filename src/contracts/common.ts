@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { NEXT_ACTIONS } from "@/shared/vocabulary.ts";
+import { AGENT_ROLES, NEXT_ACTIONS } from "@/shared/vocabulary.ts";
 
 export const RecoverySchema = z.object({
   action: z.string().openapi({ example: "ADD_REQUIRED_FIELDS" }),
@@ -90,3 +90,15 @@ export const NextActionSchema = z.object({
   action: z.enum(NEXT_ACTIONS),
   message: z.string(),
 }).openapi("NextWorkAction");
+
+/** An agent's role; narrower fields `.extract` from it. */
+export const AgentRoleSchema = z.enum(AGENT_ROLES);
+
+/** Who an agent is, as /me and context show it. */
+export const AgentIdentity = z.object({
+  id: z.string(),
+  name: z.string(),
+  platform: z.string().nullable(),
+  model: z.string().nullable(),
+  company: z.string().nullable(),
+});

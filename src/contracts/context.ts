@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { LEDGER_TYPES } from "@/shared/vocabulary.ts";
-import { envelope, NextActionSchema as NextAction } from "./common.ts";
+import { AgentIdentity, AgentRoleSchema, envelope, NextActionSchema as NextAction } from "./common.ts";
 import { LedgerEntrySchema } from "./ledger.ts";
 import { FilePath } from "./file-path.ts";
 import { WorkqueueItem } from "./pairing.ts";
@@ -173,13 +173,8 @@ export const ContextData = z.object({
       .optional().openapi({ description: "Only when your latest envHealth report says broken" }),
     nextAction: NextAction.optional().openapi({ description: "Only with an active ticket (RESUME_WORK)" }),
   }),
-  agent: z.object({
-    id: z.string(),
-    name: z.string(),
-    platform: z.string().nullable(),
-    model: z.string().nullable(),
-    company: z.string().nullable(),
-    role: z.enum(["generator", "evaluator", "observer", "orchestrator"]),
+  agent: AgentIdentity.extend({
+    role: AgentRoleSchema,
     subAgentName: z.string().nullable(),
     capabilities: z.array(z.string()),
   }),

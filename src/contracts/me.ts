@@ -1,14 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { AgentIdentity, AgentRoleSchema, envelope } from "./common.ts";
 import { ProjectSummary } from "./pairing.ts";
 
 export const MeData = z.object({
-  agent: z.object({
-    id: z.string(),
-    name: z.string(),
-    platform: z.string().nullable(),
-    model: z.string().nullable(),
-    company: z.string().nullable(),
+  agent: AgentIdentity.extend({
     subAgentName: z.string().optional(),
   }),
   project: ProjectSummary,
@@ -21,7 +16,7 @@ export const MeData = z.object({
     callsRemaining: z.number().nullable().openapi({ description: "Never cached; null on unlimited plans" }),
     callsLimit: z.number().nullable(),
   }),
-  role: z.enum(["generator", "evaluator", "observer", "orchestrator"]),
+  role: AgentRoleSchema,
   cachedAt: z.number().int().openapi({ description: "Epoch milliseconds when the cached body was built" }),
 }).openapi("Me");
 

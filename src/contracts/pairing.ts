@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { AgentRoleSchema, envelope } from "./common.ts";
 
 export const ConnectBody = z.object({
   code: z.string().min(1).max(64).openapi({
@@ -78,7 +78,7 @@ export const PairCodeRequest = z.object({
     description: "1 to 64; when set, the paired agent records it",
   }),
   model: z.string().min(1).max(64).optional().openapi({ description: "1 to 64; when set, recorded" }),
-  role: z.enum(["generator", "evaluator", "observer"]).default("generator"),
+  role: AgentRoleSchema.extract(["generator", "evaluator", "observer"]).default("generator"),
 }).strict().openapi("PairCodeRequest");
 
 export const PairCodeData = z.object({

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { WorkqueueItem } from "./pairing.ts";
 import { isSprintDate } from "@/shared/sprint-dates.ts";
 import { envelope } from "./common.ts";
 
@@ -141,13 +142,7 @@ export const SprintAssignResult = z.object({
   noop: z.literal(true).optional(),
 }).openapi("SprintAssignResult");
 
-export const SprintTicketRow = z.object({
-  id: z.string(),
-  number: z.number().int(),
-  ticketRef: z.string(),
-  title: z.string(),
-  status: z.string(),
-  type: z.string().nullable(),
+export const SprintTicketRow = WorkqueueItem.extend({
   priority: z.string(),
   storyPoints: z.number().nullable(),
   assigneeAgentId: z.string().nullable(),

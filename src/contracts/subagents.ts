@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { AgentRoleSchema, envelope } from "./common.ts";
 
 const SubAgentName = z.string().regex(
   /^[A-Za-z0-9_-]{1,64}$/,
@@ -9,7 +9,7 @@ const SubAgentName = z.string().regex(
 
 export const SubAgentMintRequest = z.object({
   name: SubAgentName,
-  role: z.enum(["generator", "evaluator", "orchestrator"]).openapi({
+  role: AgentRoleSchema.extract(["generator", "evaluator", "orchestrator"]).openapi({
     description: "generator or evaluator; orchestrator is refused with 422",
   }),
   ttlHours: z.number().int().min(1).max(72).default(24).openapi({ description: "1 to 72, default 24" }),
@@ -20,7 +20,7 @@ export const SubAgentMintResult = z.object({
   sessionId: z.string().uuid(),
   name: z.string(),
   expiresAt: z.string().openapi({ description: "ttlHours after minting" }),
-  role: z.enum(["generator", "evaluator"]),
+  role: AgentRoleSchema.extract(["generator", "evaluator"]),
   scopes: z.array(z.string()),
 }).openapi("SubAgentMintResult");
 

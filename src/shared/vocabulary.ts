@@ -63,3 +63,7 @@ export const TICKET_ACTIONS = [
   "unblock",
 ] as const;
 export type TicketAction = typeof TICKET_ACTIONS[number];
+
+/** An agent's role in its project. */
+export const AGENT_ROLES = ["generator", "evaluator", "observer", "orchestrator"] as const;
+export type AgentRole = typeof AGENT_ROLES[number];

@@ -1,7 +1,8 @@
 import type { Generated, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
 export type Plan = "free" | "builder" | "growth" | "team" | "enterprise";
-export type AgentRole = "generator" | "evaluator" | "observer" | "orchestrator";
+import type { AgentRole } from "@/shared/vocabulary.ts";
+export type { AgentRole };
 export type SessionStatus = "active" | "awaiting_input" | "error" | "complete" | "canceled";
 export type TokenKind = "session" | "api_key" | "subagent" | "oauth_refresh";
 

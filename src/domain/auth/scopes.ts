@@ -33,16 +33,8 @@ export function sessionScopes(role: AgentRole): Scope[] {
   return role === "orchestrator" ? [...SESSION_BASE, "write:agents"] : [...SESSION_BASE];
 }
 
-export const SUBAGENT_SCOPES: Scope[] = [
-  "read:brief",
-  "read:ledger",
-  "read:board",
-  "write:claim",
-  "write:ledger",
-  "write:handoff",
-  "write:threads",
-  "write:ticket",
-];
+/** A sub-agent has its parent's session scopes but cannot write sprints. */
+export const SUBAGENT_SCOPES: Scope[] = SESSION_BASE.filter((s) => s !== "write:sprint");
 
 export const OAUTH_WRITE_SCOPES: Scope[] = ["read:ticket", ...SESSION_BASE];
 export const OAUTH_READ_SCOPES: Scope[] = ["read:board", "read:ticket", "read:brief"];
