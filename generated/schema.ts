@@ -237,6 +237,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -325,6 +334,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -437,6 +455,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -532,6 +559,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -650,6 +686,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -776,6 +821,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -894,6 +948,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1030,6 +1093,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1148,6 +1220,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         /**
@@ -1244,6 +1325,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1368,6 +1458,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1515,6 +1614,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         /**
@@ -1620,6 +1728,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1750,6 +1867,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -1848,6 +1974,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1974,6 +2109,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2085,6 +2229,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2217,6 +2370,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2363,6 +2525,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2475,6 +2646,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2601,6 +2781,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2720,6 +2909,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2859,6 +3057,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2955,6 +3162,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3090,6 +3306,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3186,6 +3411,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3294,6 +3528,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3422,6 +3665,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -3522,6 +3774,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3637,6 +3898,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3780,6 +4050,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -3916,6 +4195,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4023,6 +4311,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4139,6 +4436,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4276,6 +4582,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -4383,6 +4698,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4508,6 +4832,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4623,6 +4956,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -4727,6 +5069,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4862,6 +5213,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4983,6 +5343,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -5079,6 +5448,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5183,6 +5561,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5305,6 +5692,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5415,6 +5811,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5544,6 +5949,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -5660,6 +6074,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5818,6 +6241,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -5926,6 +6358,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6044,6 +6485,15 @@ export interface paths {
                 };
                 /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description SERVICE_UNAVAILABLE: try again later */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };

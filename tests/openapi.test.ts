@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { DOCUMENT_PATH, documentText, SCHEMA_PATH, schemaText } from "../scripts/openapi-artifacts.ts";
+import { contractProblems } from "./helpers/contract-check.ts";
 import { call, test } from "./helpers/mod.ts";
 
 test("openapi/openapi.json is up to date (run `deno task openapi`)", async () => {
@@ -43,4 +44,25 @@ test("GET /docs renders a readable HTML reference", async () => {
 test("GET /health answers { ok: true, version: 1.0.0 }", async () => {
   const res = await call("GET", "/health");
   assert.deepEqual(res.body, { ok: true, version: "1.0.0" });
+});
+
+test("every response the tests receive is checked against the document: a body or status it does not declare is a failure", async () => {
+  assert.deepEqual(
+    await contractProblems("GET", "/api/health-not-described", 200, "application/json", {}),
+    [],
+  );
+  const wrongBody = await contractProblems("GET", "/api/me", 200, "application/json", { data: { agent: 1 } });
+  assert.ok(wrongBody.some((p) => p.startsWith("GET /me 200:") && p.includes("meta")), wrongBody.join("\n"));
+  const undocumented = await contractProblems("GET", "/svc/me", 418, "application/json; charset=utf-8", {});
+  assert.deepEqual(undocumented, ["GET /me 418: no schema documented for 418 application/json"]);
+  const oauth = await contractProblems("POST", "/api/oauth/token", 400, "application/json", { nope: 1 });
+  assert.ok(oauth.some((p) => p.includes("error_description")), oauth.join("\n"));
+  const unavailable = await contractProblems("GET", "/api/me", 503, "application/json", {
+    error: {
+      code: "SERVICE_UNAVAILABLE",
+      message: "down",
+      details: { recovery: { action: "RETRY_LATER", endpoint: "GET /health", payloadHint: null, hint: "x" } },
+    },
+  });
+  assert.deepEqual(unavailable, []);
 });

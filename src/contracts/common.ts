@@ -73,8 +73,11 @@ export function errorResponses(...statuses: number[]) {
   return out;
 }
 
+/** The errors every JSON route without a bearer can answer (503: the database is unreachable). */
+export const PUBLIC_ERRORS = [400, 413, 415, 429, 500, 503] as const;
+
 /** The errors every authenticated JSON route can answer. */
-export const COMMON_ERRORS = [400, 401, 403, 413, 415, 429, 500] as const;
+export const COMMON_ERRORS = [...PUBLIC_ERRORS, 401, 403] as const;
 
 export const UuidSchema = z.string().uuid();
 export const IsoDateTime = z.string().datetime({ offset: true });

@@ -116,9 +116,9 @@ export const ReleaseNotes = z.object({
 export const ReleasePublish = z.object({
   published: z.boolean(),
   reason: z.string().nullable().openapi({ description: "Why nothing was published: `no_done_tickets`" }),
-  channel: z.literal("ledger").nullable(),
+  channel: z.enum(["ledger"]).nullable(),
   ledgerEntryId: z.string().nullable(),
-  eventKind: z.literal("sprint.released").nullable(),
+  eventKind: z.enum(["sprint.released"]).nullable(),
   version: z.string().nullable().openapi({ example: "sprint-3" }),
 }).openapi("ReleasePublish");
 

@@ -11,7 +11,7 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import { errorBody, fieldErrors } from "./errors.ts";
 import { metaContextFor } from "./meta.ts";
-import { COMMON_ERRORS, errorResponses } from "@/contracts/common.ts";
+import { COMMON_ERRORS, errorResponses, PUBLIC_ERRORS } from "@/contracts/common.ts";
 import { actorCtx, type AppEnv } from "./env.ts";
 
 export interface RoutePolicy {
@@ -41,7 +41,7 @@ type Defined<R> = R & { "x-svc-scope"?: string; "x-svc-cost": number; "x-svc-rol
  */
 export function defineRoute<R extends RouteConfig>(config: R, policy: RoutePolicy): Defined<R> {
   const bearer = (policy.auth ?? "bearer") === "bearer";
-  const statuses: number[] = bearer ? [...COMMON_ERRORS] : [400, 413, 415, 429, 500];
+  const statuses: number[] = bearer ? [...COMMON_ERRORS] : [...PUBLIC_ERRORS];
   const route = {
     ...config,
     security: bearer ? [{ bearerAuth: [] }] : [],

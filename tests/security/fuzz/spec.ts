@@ -26,6 +26,8 @@ export interface Operation {
   responses: Record<string, Record<string, Schema>>;
   bearer: boolean;
   roles: string[] | null;
+  /** True for operations with their own server (OAuth discovery, keys, tokens): `path` is the full path. */
+  ownServer: boolean;
 }
 
 export const DOCUMENT_PATH = new URL("../../../openapi/openapi.json", import.meta.url);
@@ -48,7 +50,8 @@ function derefIn(doc: any, schema: Schema | null): Schema | null {
   return s ?? null;
 }
 
-export async function loadContract(): Promise<Contract> {
+/** `withServers`: also the operations with their own server, which the REST fuzzing leaves out. */
+export async function loadContract(options: { withServers?: boolean } = {}): Promise<Contract> {
   const doc = JSON.parse(await Deno.readTextFile(DOCUMENT_PATH));
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -56,7 +59,7 @@ export async function loadContract(): Promise<Contract> {
       const op = item[method];
       // Operations with their own server (OAuth discovery and keys, outside {base_url}) are not REST
       // routes under /api and /svc: tests/oauth covers them.
-      if (!op || op.servers) continue;
+      if (!op || (op.servers && !options.withServers)) continue;
       const responses: Record<string, Record<string, Schema>> = {};
       for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
         responses[status] = {};
@@ -79,6 +82,7 @@ export async function loadContract(): Promise<Contract> {
         responses,
         bearer: Array.isArray(op.security) && op.security.length > 0,
         roles: op["x-svc-roles"] ?? null,
+        ownServer: Boolean(op.servers),
       });
     }
   }
