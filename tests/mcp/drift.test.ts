@@ -48,6 +48,14 @@ const CROSS_FIELD: Record<string, string[]> = {
   "PATCH /ticket": ["Send either assignToSelf or unassign, not both"],
 };
 
+/**
+ * A tool's input schema as MCP clients see it in tools/list: the SDK (1.32) converts Zod 4 schemas with
+ * Zod's own toJSONSchema, target draft-7, `io: "input"` (src/mcp/server.ts registers `tool.input`).
+ */
+function clientSchema(input: z.ZodObject): Schema {
+  return z.toJSONSchema(input, { io: "input", target: "draft-7" }) as Schema;
+}
+
 const queryOf = (call: RestCall) =>
   Object.fromEntries(
     Object.entries(call.query ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]),
@@ -206,7 +214,7 @@ async function callsOf(tool: ToolDefinition, args: unknown): Promise<RestCall[]>
 
 /** Generated inputs the tool accepts whose REST calls the route contract refuses (empty: no drift). */
 async function drift(tool: ToolDefinition, runs: number, seed: number) {
-  const schema = z.toJSONSchema(tool.input, { io: "input" });
+  const schema = clientSchema(tool.input);
   const samples = fc.sample(arbOf(schema), { numRuns: runs, seed });
   let accepted = 0;
   const found: { input: unknown; issues: string[] }[] = [];
@@ -251,9 +259,11 @@ test("MCP drift: a tool schema looser than its route is caught (title 300 on svc
 
 test("MCP drift: every tool's input (and output) converts to JSON Schema for MCP clients", () => {
   for (const tool of TOOLS) {
-    const input = z.toJSONSchema(tool.input, { io: "input" }) as { type: string };
+    const input = clientSchema(tool.input) as { type: string };
     assert.equal(input.type, "object", tool.name);
-    if (tool.output) assert.equal((z.toJSONSchema(tool.output) as { type: string }).type, "object");
+    if (tool.output) {
+      assert.equal((z.toJSONSchema(tool.output, { target: "draft-7" }) as { type: string }).type, "object");
+    }
   }
 });
 
@@ -310,7 +320,7 @@ function operationOf(contract: Contract, call: RestCall): Operation {
 
 /** The operations a tool calls, learned by running it on generated inputs with a recording forward. */
 async function operationsOf(contract: Contract, tool: ToolDefinition): Promise<Operation[]> {
-  const schema = z.toJSONSchema(tool.input, { io: "input" });
+  const schema = clientSchema(tool.input);
   const found = new Map<string, Operation>();
   for (const sample of fc.sample(arbOf(schema), { numRuns: 200, seed: SEED })) {
     const parsed = tool.input.safeParse(sample);
@@ -325,7 +335,7 @@ async function operationsOf(contract: Contract, tool: ToolDefinition): Promise<O
 
 /** Where a tool's input schema is looser than the routes it calls (empty: no drift). */
 async function schemaDrift(contract: Contract, tool: ToolDefinition, used: Set<string>): Promise<string[]> {
-  const input = z.toJSONSchema(tool.input, { io: "input" }) as Schema;
+  const input = clientSchema(tool.input) as Schema;
   const routes = (await operationsOf(contract, tool)).map((op) => ({
     op,
     schema: requestSchema(contract, op),
