@@ -8,7 +8,8 @@
  *    spec's MCP differences: svc_ticket_create's required fields and 100-character title and closed type
  *    list, svc_ledger_add's five types, svc_board's limit of 200, svc_ticket_begin's UUID-only ticketId,
  *    svc_brief_update's strings), never looser; the few parameters the tool translates are listed with
- *    the rule that makes them so, and must stay in use.
+ *    the rule that makes them so, and must stay in use. Where a tool is stricter, the difference must be
+ *    one the spec documents (NARROWED), so no tool tightens a route's contract unnoticed either.
  * 2. On values: inputs generated from each tool's JSON Schema, kept when the tool's own input schema
  *    accepts them, are turned into the REST calls the tool would make, and every call must pass its
  *    route's own Zod contract (which also holds the refinements JSON Schema cannot express).
@@ -379,6 +380,28 @@ async function schemaDrift(contract: Contract, tool: ToolDefinition, used: Set<s
   return problems;
 }
 
+/** Where the tool is stricter than its routes, by top-level parameter (`<tool> <parameter>`). */
+async function narrowings(contract: Contract, tool: ToolDefinition): Promise<Map<string, string[]>> {
+  const input = clientSchema(tool.input) as Schema;
+  const routes = (await operationsOf(contract, tool)).map((op) => requestSchema(contract, op));
+  const out = new Map<string, string[]>();
+  const note = (name: string, what: string[]) => {
+    if (what.length > 0) {
+      out.set(`${tool.name} ${name}`, [...(out.get(`${tool.name} ${name}`) ?? []), ...what]);
+    }
+  };
+  const toolRequired = new Set<string>(input.required ?? []);
+  for (const [name, param] of Object.entries<Schema>(input.properties ?? {})) {
+    for (const route of routes.filter((r) => name in r.properties)) {
+      note(name, looserThan(route.properties[name], param, name));
+      if (toolRequired.has(name) && !(route.required as string[]).includes(name)) {
+        note(name, [`${name}: required by the tool, optional on the route`]);
+      }
+    }
+  }
+  return out;
+}
+
 let contractPromise: Promise<Contract> | null = null;
 const contract = () => (contractPromise ??= loadContract());
 
@@ -427,4 +450,41 @@ test("MCP drift: the schema check catches a looser tool (length, enum, extra fie
       `${tool.name}: ${expected} not caught in ${problems}`,
     );
   }
+});
+
+/**
+ * The spec's MCP differences: every parameter where a tool is stricter than its route, with the rule that
+ * makes it so. A narrowing not listed here (or a listed one that is gone) fails the test below, so the
+ * differences stay exactly the documented ones.
+ */
+const NARROWED: Record<string, string> = {
+  "svc_board limit": "MCP-037: 1 to 200 (REST 1000)",
+  "svc_tickets limit": "MCP-040 (design): 1 to 100, the search's range, on both paths (REST board 1000)",
+  "svc_ticket_create title": "MCP-049: at most 100 characters (REST 200)",
+  "svc_ticket_create type": "MCP-049 MCP-050: required, one of six types (REST any string up to 50)",
+  "svc_ticket_create description": "MCP-049: required, 1 to 2000 (REST optional, nullable)",
+  "svc_ticket_create acceptanceCriteria": "MCP-051: { title, description?, evidence } (REST title or text, " +
+    "requiresEvidence, source)",
+  "svc_ticket_batch tickets": "MCP-053: rows shaped like svc_ticket_create (MCP-049..051)",
+  "svc_ticket_begin ticketId": "MCP-054: a UUID, never the key",
+  "svc_brief_update goals": "MCP-064: strings only (REST also lists)",
+  "svc_brief_update stack": "MCP-064: strings only (REST also lists)",
+  "svc_brief_update constraints": "MCP-064: strings only (REST also lists)",
+  "svc_ledger_add type": "MCP-066: five types (REST every ledger type)",
+  "svc_ledger_add content": "MCP-066: required",
+  "svc_ledger_add sessionId": "MCP-066: required, from begin",
+  "svc_handoff artifacts": "MCP-071: { type, url, ref?, title? } (REST also metadata)",
+};
+
+test("MCP drift: where a tool is stricter than its route, it is one of the spec's MCP differences", async () => {
+  const found: Record<string, string> = {};
+  for (const tool of TOOLS) {
+    for (const [key, what] of await narrowings(await contract(), tool)) found[key] = what.join("; ");
+  }
+  assert.deepEqual(Object.keys(found).sort(), Object.keys(NARROWED).sort(), JSON.stringify(found, null, 1));
+  // The rule each difference names is the one the schema shows.
+  assert.match(found["svc_ticket_create title"]!, /maxLength 200 where the route has 100/);
+  assert.match(found["svc_board limit"]!, /maximum 1000 where the route has 200/);
+  assert.match(found["svc_ledger_add type"]!, /accepts "FOUND", the route refuses it/);
+  assert.doesNotMatch(found["svc_ledger_add type"]!, /"(PROGRESS|DECISION|TESTED|BLOCKED|ALERT)"/);
 });
