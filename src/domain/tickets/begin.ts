@@ -1,6 +1,7 @@
 import { acquireClaims } from "@/domain/claims/acquire.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { workSessionOf } from "@/domain/sessions/oauth.ts";
 import { actorDisplayName } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
@@ -100,12 +101,14 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
       );
     }
 
+    // An OAuth caller has no token session: begin opens (or reuses) its work session.
+    const sessionId = await workSessionOf(trx, actor, now);
     const claimed = await acquireClaims(trx, {
       projectId: actor.projectId,
       agentId: actor.agentId,
       agentName: actor.agentName,
       subAgentName: actor.subAgentName,
-      sessionId: actor.sessionId,
+      sessionId,
       ticketId: ticket.id,
       files: input.files,
       ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
@@ -138,8 +141,8 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
         .executeTakeFirst();
       if (!row) throw await observedConflict(trx, ticket.id, ticket.status, ticket.assignee_agent_id);
     }
-    if (actor.sessionId) {
-      await trx.updateTable("sessions").set({ ticket_id: ticket.id }).where("id", "=", actor.sessionId)
+    if (sessionId) {
+      await trx.updateTable("sessions").set({ ticket_id: ticket.id }).where("id", "=", sessionId)
         .where("agent_id", "=", actor.agentId).execute();
     }
     if (ticket.assignee_agent_id === null) {
@@ -149,7 +152,7 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
         content: `${actorDisplayName(actor)} began ${ref}`,
         agentId: actor.agentId,
         subAgentName: actor.subAgentName,
-        sessionId: actor.sessionId,
+        sessionId,
         ticketId: ticket.id,
         payload: { via: "begin", files: input.files },
         now,
@@ -169,7 +172,7 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
     const verify = ticket.verification_command ? ` (run: ${ticket.verification_command})` : "";
     return {
       ticket: { id: ticket.id, status: "in_progress" },
-      sessionId: actor.sessionId,
+      sessionId,
       claims: claimed.claims,
       criteriaAcknowledged: acknowledging || ticket.criteria_acknowledged_at !== null,
       nextAction: {
