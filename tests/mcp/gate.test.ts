@@ -4,7 +4,9 @@
 import assert from "node:assert/strict";
 import { advanceClock, call, pairAgent, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
-import { oauthFixture } from "../oauth/helpers.ts";
+import { generateKeyPair, type JWTPayload, SignJWT } from "jose";
+import { currentSigningKey } from "@/domain/oauth/keys.ts";
+import { oauthFixture, serviceCtx } from "../oauth/helpers.ts";
 import { callTool, initialize, mcp, PROTOCOL_VERSION, rpc } from "./http.ts";
 
 const METADATA = "http://localhost:8787/.well-known/oauth-protected-resource/mcp";
@@ -41,7 +43,59 @@ test("MCP-007 an invalid, foreign or expired bearer is 401 invalid_token with re
   assert.match(expired.headers.get("WWW-Authenticate") ?? "", /error="invalid_token"/);
 });
 
-test("issue 10 item 1: an Origin that is not allowed is 403, before authentication", async () => {
+test("MCP-007 OAUTH-066 a bad signature, iss, aud or exp is 401 at /mcp before the tool runs", async () => {
+  const fixture = await oauthFixture();
+  const ctx = await serviceCtx();
+  const { kid, key } = await currentSigningKey(ctx);
+  const now = Math.floor(ctx.clock.now().getTime() / 1000);
+  const claims = (extra: JWTPayload = {}): JWTPayload => ({
+    sub: fixture.userId,
+    projectId: fixture.projectId,
+    orgId: fixture.orgId,
+    scope: "write",
+    client_id: "client-test",
+    iss: "http://localhost:8787",
+    aud: "http://localhost:8787/mcp",
+    iat: now,
+    exp: now + 3600,
+    jti: crypto.randomUUID(),
+    ...extra,
+  });
+  const sign = (payload: JWTPayload, signingKey: typeof key = key) =>
+    new SignJWT(payload).setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid }).sign(signingKey);
+  const foreign = (await generateKeyPair("RS256")).privateKey;
+  const genuine = await sign(claims());
+  const [header, , signature] = genuine.split(".");
+  const tampered = `${header}.${
+    btoa(JSON.stringify(claims({ scope: "write", sub: crypto.randomUUID() })))
+      .replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+  }.${signature}`;
+  const forged: [string, string][] = [
+    ["signed with another key", await sign(claims(), foreign)],
+    ["payload changed after signing", tampered],
+    ["wrong iss", await sign(claims({ iss: "https://evil.example" }))],
+    ["wrong aud (the issuer)", await sign(claims({ aud: "http://localhost:8787" }))],
+    ["wrong aud (another resource)", await sign(claims({ aud: "https://other.example/mcp" }))],
+    ["expired", await sign(claims({ iat: now - 7200, exp: now - 3600 }))],
+  ];
+  const brief = { scope: "Written by a forged token", goals: "none" };
+  for (const [label, token] of forged) {
+    const { res, result } = await callTool(token, "svc_brief_update", brief);
+    assert.equal(res.status, 401, `${label}: ${res.status} ${res.text}`);
+    assert.equal(result, undefined, `${label}: no JSON-RPC result, the tool did not run`);
+    assert.equal(res.body.error.code, "UNAUTHORIZED", label);
+    const challenge = res.headers.get("WWW-Authenticate") ?? "";
+    assert.match(challenge, /^Bearer error="invalid_token"/, label);
+    assert.ok(challenge.includes(`resource_metadata="${METADATA}"`), label);
+  }
+  // Nothing ran: the brief is still blank. The same claims signed properly do open /mcp.
+  const read = await callTool(genuine, "svc_brief_get");
+  assert.equal(read.res.status, 200);
+  assert.equal(read.block.brief, undefined, "no forged write reached the project");
+  assert.equal(read.block.briefVersion, 0);
+});
+
+test("MCP-002 DNS-rebinding protection: an Origin that is not allowed is 403, before authentication", async () => {
   const fixture = await oauthFixture();
   const token = await fixture.mint("write");
   for (
@@ -58,7 +112,7 @@ test("issue 10 item 1: an Origin that is not allowed is 403, before authenticati
   }
 });
 
-test("issue 10 item 1: a Host that is not the service's own (name and port) is 403", async () => {
+test("MCP-002 DNS-rebinding protection: a Host that is not the service's own (name and port) is 403", async () => {
   const fixture = await oauthFixture();
   const token = await fixture.mint("write");
   for (const host of ["evil.example.com", "evil.example.com:8787", "localhost:9999", "localhost"]) {
@@ -71,7 +125,7 @@ test("issue 10 item 1: a Host that is not the service's own (name and port) is 4
   }
 });
 
-test("issue 10 item 1: allowed hosts and origins are configurable", async () => {
+test("MCP-002 DNS-rebinding protection: allowed hosts and origins are configurable (SVC_MCP_ALLOWED_HOSTS/ORIGINS)", async () => {
   const e = await startTestEnv({
     mcpAllowedOrigins: ["https://app.example.com"],
     mcpAllowedHosts: ["svc.internal:8080"],
@@ -104,7 +158,7 @@ test("MCP-002 GET and DELETE on the stateless /mcp answer 405 with Allow: POST",
   }
 });
 
-test("issue 10 item 1: an unsupported MCP-Protocol-Version is 400", async () => {
+test("MCP-002 an unsupported MCP-Protocol-Version header is 400", async () => {
   const fixture = await oauthFixture();
   const token = await fixture.mint("read");
   const res = await mcp(rpc("tools/list"), { token, headers: { "MCP-Protocol-Version": "1999-01-01" } });
@@ -115,7 +169,7 @@ test("issue 10 item 1: an unsupported MCP-Protocol-Version is 400", async () => 
   assert.equal(ok.status, 200);
 });
 
-test("issue 10 item 1: a JSON-RPC batch is refused with 400 and a JSON-RPC error", async () => {
+test("MCP-002 a JSON-RPC batch is refused with 400 and a JSON-RPC error", async () => {
   const fixture = await oauthFixture();
   const token = await fixture.mint("write");
   const res = await mcp([rpc("tools/list"), rpc("ping")], { token });
