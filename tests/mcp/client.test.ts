@@ -95,7 +95,8 @@ function ok(result: any, what: string): any {
 }
 
 Deno.test({
-  name: "issue 10 SDK Client + OAuth: discover, register, authorize, 15 tools, a ticket end to end, refresh",
+  name:
+    "MCP-001 MCP-007 MCP-016 SDK Client + OAuth (issue 10): discover from the 401, register, authorize, 15 tools, a ticket end to end, refresh",
   sanitizeOps: false,
   sanitizeResources: false,
   fn: async () => {
@@ -113,6 +114,21 @@ Deno.test({
         UnauthorizedError,
       );
       assert.ok(provider.client?.client_id, "registered dynamically");
+      // What the SDK did: the 401, then the resource metadata named in its challenge, the authorization
+      // server's metadata, and dynamic registration, in that order.
+      assert.deepEqual(live.requests.slice(0, 1), ["POST /mcp"]);
+      const discovery = live.requests.filter((r) => r !== "POST /mcp");
+      const at = (request: string) => {
+        const i = discovery.indexOf(request);
+        assert.ok(i >= 0, `${request} in ${discovery.join(", ")}`);
+        return i;
+      };
+      const order = [
+        at("GET /.well-known/oauth-protected-resource/mcp"),
+        at("GET /.well-known/oauth-authorization-server"),
+        at("POST /api/oauth/register"),
+      ];
+      assert.deepEqual(order, [...order].sort((a, b) => a - b));
       const authorizationUrl = provider.authorizationUrl!;
       assert.equal(
         `${authorizationUrl.origin}${authorizationUrl.pathname}`,
@@ -128,6 +144,10 @@ Deno.test({
       await transport.finishAuth(redirect.searchParams.get("code")!);
       assert.ok(provider.saved?.access_token && provider.saved.refresh_token);
       assert.equal(provider.saved.scope, "write");
+      assert.ok(
+        live.requests.includes("POST /api/oauth/token"),
+        "the code was exchanged at the token endpoint",
+      );
 
       // 3. Connected: instructions, exactly the 15 tools.
       const client = new Client({ name: "svc-sdk-test", version: "1.0.0" });
@@ -197,7 +217,8 @@ Deno.test({
         }),
         "svc_handoff",
       );
-      assert.ok(handedOff);
+      assert.equal(handedOff.ok, true);
+      assert.equal(handedOff.ticketAdvanced, true);
 
       // 6. An hour later the access token has expired: the next call meets 401, and the SDK refreshes
       // with the refresh token (no new authorization) and retries.
@@ -221,10 +242,16 @@ Deno.test({
         "get",
       );
       assert.equal(again.id, created.id);
+      assert.notEqual(again.status, "in_progress", "the hand-off moved the ticket on");
       assert.equal(provider.tokenSaves, saves + 1, "refreshed once");
       assert.notEqual(provider.saved!.access_token, before.access_token);
       assert.notEqual(provider.saved!.refresh_token, before.refresh_token, "refresh tokens rotate");
       assert.equal(provider.authorizationUrl, null, "no new authorization");
+      assert.equal(
+        live.requests.filter((r) => r === "POST /api/oauth/token").length,
+        2,
+        "one code exchange, one refresh",
+      );
     } finally {
       for (const client of clients) await client.close().catch(() => {});
       await live.close();

@@ -8,6 +8,8 @@ import { formFields, projectOptions } from "../oauth/flow.ts";
 export interface LiveService {
   origin: string;
   env: TestEnv;
+  /** `METHOD /path` of every request the listener received, in order (what real clients did). */
+  requests: string[];
   admin(method: string, path: string, body?: unknown): Promise<any>;
   close(): Promise<void>;
 }
@@ -15,6 +17,7 @@ export interface LiveService {
 /** The whole app behind `Deno.serve` on 127.0.0.1; stops with `close()`. */
 export async function startLiveService(): Promise<LiveService> {
   let e: TestEnv | null = null;
+  const requests: string[] = [];
   const { port, shutdown } = await new Promise<{ port: number; shutdown: () => Promise<void> }>((resolve) => {
     const server = Deno.serve({
       hostname: "127.0.0.1",
@@ -22,6 +25,7 @@ export async function startLiveService(): Promise<LiveService> {
       onListen: ({ port }) => resolve({ port, shutdown: () => server.shutdown() }),
     }, (req) => {
       const url = new URL(req.url);
+      requests.push(`${req.method} ${url.pathname}`);
       return e!.fetch(url.pathname + url.search, {
         method: req.method,
         headers: req.headers,
@@ -36,6 +40,7 @@ export async function startLiveService(): Promise<LiveService> {
   return {
     origin,
     env,
+    requests,
     admin: async (method, path, body) => {
       const res = await env.fetch(`/admin${path}`, {
         method,

@@ -75,7 +75,10 @@ test("MCP-010 a REST failure is isError with the upstream error unchanged plus i
   assert.equal(res.status, 200, "a tool failure is a successful JSON-RPC response");
   assert.equal(result.isError, true);
   assert.equal(result.content.length, 1);
-  const rest = await call("GET", `/ticket?key=${unknownKey}`, { token, headers: { "X-Svc-Platform": "oauth" } });
+  const rest = await call("GET", `/ticket?key=${unknownKey}`, {
+    token,
+    headers: { "X-Svc-Platform": "oauth" },
+  });
   assert.ok(rest.status >= 400);
   const { status, ...error } = block;
   assert.equal(status, rest.status);
@@ -211,7 +214,8 @@ test("MCP-010 an UpstreamFailure thrown by a tool keeps its code, details and st
     input: z.object({}),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     scope: "read",
-    run: () => Promise.reject(new UpstreamFailure(502, "UPSTREAM_UNREACHABLE", "down", { endpoint: "GET /x" })),
+    run: () =>
+      Promise.reject(new UpstreamFailure(502, "UPSTREAM_UNREACHABLE", "down", { endpoint: "GET /x" })),
   };
   const result = await runTool(tool, {}, () => Promise.reject(new Error("unused")));
   assert.deepEqual(JSON.parse((result.content[0] as { text: string }).text), {
