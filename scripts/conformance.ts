@@ -37,13 +37,15 @@ export const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebind
 const SCENARIO_TIMEOUT_MS = 90_000;
 const ADMIN_TOKEN = `conformance-${crypto.randomUUID()}`;
 
-interface Running {
+export interface Running {
   url: string;
+  /** The bearer added to `/mcp` requests that carry none. */
+  token: string;
   close(): Promise<void>;
 }
 
 /** The service on 127.0.0.1 (random port), PUBLIC_URL its own origin, with a bearer added at /mcp. */
-async function startService(): Promise<Running> {
+export async function startService(): Promise<Running> {
   let handler: ((req: Request) => Response | Promise<Response>) | null = null;
   const server = await new Promise<{ port: number; shutdown(): Promise<void> }>((resolve) => {
     const s = Deno.serve({
@@ -73,6 +75,7 @@ async function startService(): Promise<Running> {
   };
   return {
     url: `${origin}/mcp`,
+    token,
     close: async () => {
       await server.shutdown();
       await close();
