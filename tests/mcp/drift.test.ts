@@ -8,7 +8,8 @@
  *    spec's MCP differences: svc_ticket_create's required fields and 100-character title and closed type
  *    list, svc_ledger_add's five types, svc_board's limit of 200, svc_ticket_begin's UUID-only ticketId,
  *    svc_brief_update's strings), never looser; the few parameters the tool translates are listed with
- *    the rule that makes them so, and must stay in use.
+ *    the rule that makes them so, and must stay in use. Where a tool is stricter, the difference must be
+ *    one the spec documents (NARROWED), so no tool tightens a route's contract unnoticed either.
  * 2. On values: inputs generated from each tool's JSON Schema, kept when the tool's own input schema
  *    accepts them, are turned into the REST calls the tool would make, and every call must pass its
  *    route's own Zod contract (which also holds the refinements JSON Schema cannot express).
@@ -47,6 +48,14 @@ const CROSS_FIELD: Record<string, string[]> = {
   "PATCH /brief": ["Send at least one brief field besides expectedVersion"],
   "PATCH /ticket": ["Send either assignToSelf or unassign, not both"],
 };
+
+/**
+ * A tool's input schema as MCP clients see it in tools/list: the SDK (1.32) converts Zod 4 schemas with
+ * Zod's own toJSONSchema, target draft-7, `io: "input"` (src/mcp/server.ts registers `tool.input`).
+ */
+function clientSchema(input: z.ZodObject): Schema {
+  return z.toJSONSchema(input, { io: "input", target: "draft-7" }) as Schema;
+}
 
 const queryOf = (call: RestCall) =>
   Object.fromEntries(
@@ -206,7 +215,7 @@ async function callsOf(tool: ToolDefinition, args: unknown): Promise<RestCall[]>
 
 /** Generated inputs the tool accepts whose REST calls the route contract refuses (empty: no drift). */
 async function drift(tool: ToolDefinition, runs: number, seed: number) {
-  const schema = z.toJSONSchema(tool.input, { io: "input" });
+  const schema = clientSchema(tool.input);
   const samples = fc.sample(arbOf(schema), { numRuns: runs, seed });
   let accepted = 0;
   const found: { input: unknown; issues: string[] }[] = [];
@@ -251,9 +260,11 @@ test("MCP drift: a tool schema looser than its route is caught (title 300 on svc
 
 test("MCP drift: every tool's input (and output) converts to JSON Schema for MCP clients", () => {
   for (const tool of TOOLS) {
-    const input = z.toJSONSchema(tool.input, { io: "input" }) as { type: string };
+    const input = clientSchema(tool.input) as { type: string };
     assert.equal(input.type, "object", tool.name);
-    if (tool.output) assert.equal((z.toJSONSchema(tool.output) as { type: string }).type, "object");
+    if (tool.output) {
+      assert.equal((z.toJSONSchema(tool.output, { target: "draft-7" }) as { type: string }).type, "object");
+    }
   }
 });
 
@@ -310,7 +321,7 @@ function operationOf(contract: Contract, call: RestCall): Operation {
 
 /** The operations a tool calls, learned by running it on generated inputs with a recording forward. */
 async function operationsOf(contract: Contract, tool: ToolDefinition): Promise<Operation[]> {
-  const schema = z.toJSONSchema(tool.input, { io: "input" });
+  const schema = clientSchema(tool.input);
   const found = new Map<string, Operation>();
   for (const sample of fc.sample(arbOf(schema), { numRuns: 200, seed: SEED })) {
     const parsed = tool.input.safeParse(sample);
@@ -325,7 +336,7 @@ async function operationsOf(contract: Contract, tool: ToolDefinition): Promise<O
 
 /** Where a tool's input schema is looser than the routes it calls (empty: no drift). */
 async function schemaDrift(contract: Contract, tool: ToolDefinition, used: Set<string>): Promise<string[]> {
-  const input = z.toJSONSchema(tool.input, { io: "input" }) as Schema;
+  const input = clientSchema(tool.input) as Schema;
   const routes = (await operationsOf(contract, tool)).map((op) => ({
     op,
     schema: requestSchema(contract, op),
@@ -367,6 +378,28 @@ async function schemaDrift(contract: Contract, tool: ToolDefinition, used: Set<s
     }
   }
   return problems;
+}
+
+/** Where the tool is stricter than its routes, by top-level parameter (`<tool> <parameter>`). */
+async function narrowings(contract: Contract, tool: ToolDefinition): Promise<Map<string, string[]>> {
+  const input = clientSchema(tool.input) as Schema;
+  const routes = (await operationsOf(contract, tool)).map((op) => requestSchema(contract, op));
+  const out = new Map<string, string[]>();
+  const note = (name: string, what: string[]) => {
+    if (what.length > 0) {
+      out.set(`${tool.name} ${name}`, [...(out.get(`${tool.name} ${name}`) ?? []), ...what]);
+    }
+  };
+  const toolRequired = new Set<string>(input.required ?? []);
+  for (const [name, param] of Object.entries<Schema>(input.properties ?? {})) {
+    for (const route of routes.filter((r) => name in r.properties)) {
+      note(name, looserThan(route.properties[name], param, name));
+      if (toolRequired.has(name) && !(route.required as string[]).includes(name)) {
+        note(name, [`${name}: required by the tool, optional on the route`]);
+      }
+    }
+  }
+  return out;
 }
 
 let contractPromise: Promise<Contract> | null = null;
@@ -417,4 +450,41 @@ test("MCP drift: the schema check catches a looser tool (length, enum, extra fie
       `${tool.name}: ${expected} not caught in ${problems}`,
     );
   }
+});
+
+/**
+ * The spec's MCP differences: every parameter where a tool is stricter than its route, with the rule that
+ * makes it so. A narrowing not listed here (or a listed one that is gone) fails the test below, so the
+ * differences stay exactly the documented ones.
+ */
+const NARROWED: Record<string, string> = {
+  "svc_board limit": "MCP-037: 1 to 200 (REST 1000)",
+  "svc_tickets limit": "MCP-040 (design): 1 to 100, the search's range, on both paths (REST board 1000)",
+  "svc_ticket_create title": "MCP-049: at most 100 characters (REST 200)",
+  "svc_ticket_create type": "MCP-049 MCP-050: required, one of six types (REST any string up to 50)",
+  "svc_ticket_create description": "MCP-049: required, 1 to 2000 (REST optional, nullable)",
+  "svc_ticket_create acceptanceCriteria": "MCP-051: { title, description?, evidence } (REST title or text, " +
+    "requiresEvidence, source)",
+  "svc_ticket_batch tickets": "MCP-053: rows shaped like svc_ticket_create (MCP-049..051)",
+  "svc_ticket_begin ticketId": "MCP-054: a UUID, never the key",
+  "svc_brief_update goals": "MCP-064: strings only (REST also lists)",
+  "svc_brief_update stack": "MCP-064: strings only (REST also lists)",
+  "svc_brief_update constraints": "MCP-064: strings only (REST also lists)",
+  "svc_ledger_add type": "MCP-066: five types (REST every ledger type)",
+  "svc_ledger_add content": "MCP-066: required",
+  "svc_ledger_add sessionId": "MCP-066: required, from begin",
+  "svc_handoff artifacts": "MCP-071: { type, url, ref?, title? } (REST also metadata)",
+};
+
+test("MCP drift: where a tool is stricter than its route, it is one of the spec's MCP differences", async () => {
+  const found: Record<string, string> = {};
+  for (const tool of TOOLS) {
+    for (const [key, what] of await narrowings(await contract(), tool)) found[key] = what.join("; ");
+  }
+  assert.deepEqual(Object.keys(found).sort(), Object.keys(NARROWED).sort(), JSON.stringify(found, null, 1));
+  // The rule each difference names is the one the schema shows.
+  assert.match(found["svc_ticket_create title"]!, /maxLength 200 where the route has 100/);
+  assert.match(found["svc_board limit"]!, /maximum 1000 where the route has 200/);
+  assert.match(found["svc_ledger_add type"]!, /accepts "FOUND", the route refuses it/);
+  assert.doesNotMatch(found["svc_ledger_add type"]!, /"(PROGRESS|DECISION|TESTED|BLOCKED|ALERT)"/);
 });

@@ -6,6 +6,7 @@ import { createBody, EVIDENCE_KINDS } from "@/mcp/tools/tickets-write.ts";
 import type { RestCall } from "@/mcp/types.ts";
 import { admin, advanceClock, call, env, test } from "../helpers/mod.ts";
 import { insertTicket } from "../helpers/fixtures.ts";
+import { snapshotProject } from "../security/tenancy-fixtures.ts";
 import { member, memberWithBrief, ok, runTool, ticketArgs } from "./helpers.ts";
 
 /**
@@ -519,4 +520,72 @@ test("MCP-071 svc_handoff artifacts are { type, url, ref?, title? }, a valid URL
   assert.deepEqual((calls[0]!.body as { artifacts: unknown[] }).artifacts, [
     { type: "commit", url: "https://x.example/c", ref: "abc", title: "T" },
   ]);
+});
+
+test("MCP-009 every tool with an object result declares an output schema (structuredContent); svc_tickets, an array, none", () => {
+  for (const t of TOOLS) {
+    if (t.name === "svc_tickets") assert.equal(t.output, undefined);
+    else assert.ok(t.output, `${t.name} has no output schema`);
+  }
+});
+
+/** The project's work state (not counters, tokens or last-seen times, which every call touches). */
+async function workState(projectId: string) {
+  const all = await snapshotProject(projectId);
+  const keep = [
+    "tickets",
+    "sprints",
+    "claims",
+    "claim_files",
+    "threads",
+    "ledger_entries",
+    "brief_versions",
+    "notifications",
+    "ticket_comments",
+    "ticket_artifacts",
+    "qa_runs",
+    "qa_tests",
+  ];
+  return Object.fromEntries(keep.map((k) => [k, all[k]]));
+}
+
+test("MCP annotations hold in behaviour: read-only tools change no work state; idempotent ones change nothing on a repeat", async () => {
+  const { m, t, sessionId } = await begun();
+  const other = await insertTicket(m.projectId, { title: "Other" });
+  const sprint = await ok("svc_sprint_create", { name: "S" }, m.token);
+  const before = await workState(m.projectId);
+  const reads: [string, Record<string, unknown>][] = [
+    ["svc_board", {}],
+    ["svc_tickets", {}],
+    ["svc_tickets", { q: "Other" }],
+    ["svc_ticket_get", { id: t.id, includeComments: true }],
+    ["svc_brief_get", {}],
+  ];
+  for (const [name, args] of reads) {
+    assert.equal(tool(name).annotations.readOnlyHint, true, name);
+    await ok(name, args, m.token);
+    assert.deepEqual(await workState(m.projectId), before, `${name} changed the work state`);
+  }
+  await ok("svc_ledger_add", { type: "PROGRESS", content: "Worked", sessionId }, m.token);
+  const repeats: [string, Record<string, unknown>][] = [
+    ["svc_status", {}],
+    ["svc_ticket_acknowledge", { ticketId: other.id, additionalCriteria: [{ title: "Checked" }] }],
+    ["svc_sprint_assign", { ticketId: other.key, sprintId: sprint.id }],
+    ["svc_handoff", { moduleName: "w", summary: "Done", sessionId, ticketId: t.id }],
+  ];
+  for (const [name, args] of repeats) {
+    assert.equal(tool(name).annotations.idempotentHint, true, name);
+    await ok(name, args, m.token);
+    const once = await workState(m.projectId);
+    await ok(name, args, m.token);
+    assert.deepEqual(await workState(m.projectId), once, `a repeat of ${name} changed the work state`);
+  }
+  // And the additive ones are not idempotent: a repeat adds again.
+  for (const name of ["svc_sprint_create", "svc_ticket_create"]) {
+    assert.equal(tool(name).annotations.idempotentHint, false, name);
+  }
+  const args = ticketArgs({ title: "Twice" });
+  const first = await ok("svc_ticket_create", args, m.token);
+  const second = await ok("svc_ticket_create", args, m.token);
+  assert.notEqual(first.id, second.id);
 });

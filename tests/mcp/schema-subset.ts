@@ -51,21 +51,30 @@ function forType(s: Schema, type: string): Schema {
   return { ...s, type };
 }
 
+/** Zod writes `Number.MAX_SAFE_INTEGER` (and its negative) for an int without a bound of its own. */
+const real = (n: number | undefined) =>
+  n === undefined || Math.abs(n) === Number.MAX_SAFE_INTEGER ? undefined : n;
+
 const bound = (
   at: string,
   what: string,
-  tool: number | undefined,
-  route: number | undefined,
+  toolBound: number | undefined,
+  routeBound: number | undefined,
   looser: (t: number, r: number) => boolean,
-) =>
-  route !== undefined && (tool === undefined || looser(tool, route))
+): string[] => {
+  const [tool, route] = [real(toolBound), real(routeBound)];
+  return route !== undefined && (tool === undefined || looser(tool, route))
     ? [`${at}: ${what} ${tool ?? "unbounded"} where the route has ${route}`]
     : [];
+};
 
 /** Where `tool` admits something `route` refuses. `at` names the place (`title`, `tickets[].type`). */
 export function looserThan(tool: Schema, route: Schema, at = "(input)"): string[] {
   if (constraints(route).length === 0) return [];
   if (Array.isArray(tool.anyOf)) return tool.anyOf.flatMap((b: Schema) => looserThan({ ...b }, route, at));
+  const tTypes = typesOf(tool);
+  // A multi-type tool schema is a union too: each of its types must fit the route on its own.
+  if (tTypes && tTypes.length > 1) return tTypes.flatMap((t) => looserThan(forType(tool, t), route, at));
   if (Array.isArray(route.anyOf) || Array.isArray(route.oneOf)) {
     const branches: Schema[] = route.anyOf ?? route.oneOf;
     const fits = branches.map((b) => looserThan(tool, b, at));
@@ -79,9 +88,7 @@ export function looserThan(tool: Schema, route: Schema, at = "(input)"): string[
       `${at}: the tool accepts ${JSON.stringify(v)}, the route refuses it`
     );
   }
-  const tTypes = typesOf(tool);
   const rTypes = typesOf(route);
-  if (tTypes && tTypes.length > 1) return tTypes.flatMap((t) => looserThan(forType(tool, t), route, at));
   if (rTypes && rTypes.length > 1) {
     const t = tTypes?.[0];
     const match = rTypes.find((r) => r === t || (t === "integer" && r === "number"));
@@ -109,7 +116,8 @@ export function looserThan(tool: Schema, route: Schema, at = "(input)"): string[
     ...bound(at, "maxItems", tool.maxItems, route.maxItems, (a, b) => a > b),
     ...bound(at, "minItems", tool.minItems, route.minItems, (a, b) => a < b),
   );
-  if (route.pattern !== undefined && tool.pattern !== route.pattern) {
+  const bothUuid = tool.format === "uuid" && route.format === "uuid";
+  if (route.pattern !== undefined && tool.pattern !== route.pattern && !bothUuid) {
     problems.push(`${at}: pattern ${tool.pattern ?? "none"} where the route has ${route.pattern}`);
   }
   if (route.format !== undefined && tool.format !== route.format) {

@@ -7,7 +7,7 @@ import { admin, advanceClock, call, env, test } from "../helpers/mod.ts";
 import { appFetch, ticketArgs } from "../mcp/helpers.ts";
 import { serviceCtx } from "../oauth/helpers.ts";
 import { issueAccessToken } from "@/domain/oauth/access-token.ts";
-import { buildMatrix, type Credential, type Matrix } from "./fixtures.ts";
+import { buildMatrix, type Credential, type Matrix, OAUTH_READ_SCOPES } from "./fixtures.ts";
 import {
   plantProjectA,
   type ProjectA,
@@ -211,8 +211,61 @@ const CASES: MatrixCase[] = [
   },
 ];
 
+/**
+ * OAuth columns beyond the matrix fixtures' two (scope read, scope write of a member): a write token of a
+ * `viewer` member (served as read), a write token whose user has left the project, and an expired one.
+ */
+async function oauthExtras(m: Matrix): Promise<Credential[]> {
+  const ctx = await serviceCtx();
+  const member = async (role: string) => {
+    const user = await admin("POST", "/users", {
+      email: `mcp-${role}-${unique()}@example.com`,
+      password: "correct horse battery staple",
+      name: `MCP ${role} ${unique()}`,
+    });
+    await admin("POST", `/projects/${m.projectId}/members`, { userId: user.id, role });
+    return user.id as string;
+  };
+  const mint = async (userId: string, clock = ctx.clock) =>
+    (await issueAccessToken({ ...ctx, clock }, {
+      userId,
+      projectId: m.projectId,
+      orgId: m.orgId,
+      scope: "write",
+      clientId: "mcp-matrix",
+    })).accessToken;
+  const viewer = await mint(await member("viewer"));
+  const leaverId = await member("member");
+  const leaver = await mint(leaverId);
+  const { db } = await env();
+  await db.deleteFrom("memberships").where("user_id", "=", leaverId).where("project_id", "=", m.projectId)
+    .execute();
+  const past = { ...ctx.clock, now: () => new Date(ctx.clock.now().getTime() - 2 * 3600_000) };
+  const expired = await mint(await member("member"), past);
+  const oauth = (id: string, label: string, token: string, scopes: string[], live: boolean): Credential => ({
+    id,
+    label,
+    token,
+    headers: {},
+    live,
+    role: "generator",
+    scopes,
+    kind: "oauth",
+    subAgent: false,
+    sessionId: null,
+  });
+  return [
+    oauth("oauthViewer", "OAuth access token, scope write, viewer member", viewer, OAUTH_READ_SCOPES, true),
+    oauth("oauthLeft", "OAuth access token of a user no longer a member", leaver, [], false),
+    oauth("oauthExpired", "expired OAuth access token", expired, [], false),
+  ];
+}
+
 let matrixPromise: Promise<Matrix> | null = null;
-const matrix = () => (matrixPromise ??= buildMatrix());
+const matrix = () => (matrixPromise ??= (async () => {
+  const m = await buildMatrix();
+  return { ...m, credentials: [...m.credentials, ...await oauthExtras(m)] };
+})());
 
 interface Result {
   tool: string;
@@ -271,16 +324,17 @@ test("MCP-020 matrix: every tool with every credential answers as its REST route
   }
 });
 
-test("MCP-020 matrix: dead credentials (revoked, expired, idle, archived, suspended, missing, malformed) are 401 on every tool", async () => {
+test("MCP-020 matrix: dead credentials (revoked, expired, idle, archived, suspended, missing, malformed, OAuth expired or left) are 401 on every tool", async () => {
   const dead = (await results()).filter((r) => !r.cred.live);
-  assert.ok(dead.length >= 7 * CASES.length);
+  assert.ok(dead.length >= 9 * CASES.length);
   const wrong = dead.filter((r) => r.mcp.status !== 401 || r.mcp.code !== "UNAUTHORIZED")
     .map((r) => `${r.tool} as ${r.cred.label}: ${JSON.stringify(r.mcp)}`);
   assert.deepEqual(wrong, []);
 });
 
-test("MCP-020 MCP-021..035 matrix: OAuth read token reads every read tool and gets 403 FORBIDDEN from every write tool", async () => {
-  const cells = (await results()).filter((r) => r.cred.id === "oauthRead");
+test("MCP-020 MCP-021..035 matrix: OAuth read tokens (and a viewer's write token) read, and get 403 FORBIDDEN from every write tool", async () => {
+  const cells = (await results()).filter((r) => ["oauthRead", "oauthViewer"].includes(r.cred.id));
+  assert.equal(cells.length, 2 * CASES.length);
   for (const r of cells) {
     if (READ_TOOLS.includes(r.tool)) assert.ok(r.mcp.ok, `${r.tool}: ${JSON.stringify(r.mcp)}`);
     else assert.deepEqual([r.tool, r.mcp.status, r.mcp.code], [r.tool, 403, "FORBIDDEN"]);
