@@ -15,6 +15,9 @@ import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { authorizeApp } from "@/routes/oauth/authorize.ts";
 import { documentOAuthClientRoutes, registerApp } from "@/routes/oauth/register.ts";
+import { mcpApp } from "@/routes/mcp.ts";
+import { createForward } from "@/mcp/forward.ts";
+import { TOOLS } from "@/mcp/tools/index.ts";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -65,6 +68,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route("/api", api);
   app.route("/svc", api);
   app.route("/admin", adminApp());
+  // The tool server: REST in-process through this very app, or over HTTP to SVC_REST_URL when set.
+  app.route(
+    "/mcp",
+    mcpApp({
+      tools: TOOLS,
+      forwardFor: (bearer, c) =>
+        createForward({
+          bearer,
+          restUrl: deps.config.restUrl,
+          fetch: deps.config.restUrl ? undefined : (request) => app.fetch(request),
+          origin: deps.config.publicUrl,
+          headers: { "X-Request-Id": c.get("requestId") },
+        }),
+    }),
+  );
 
   const document = buildOpenApiDocument(api);
   const documentJson = JSON.stringify(document, null, 2) + "\n";

@@ -17,6 +17,13 @@ export interface Config {
    * of them is `X-Forwarded-For` read, and then its right-most hop that is not a trusted proxy.
    */
   trustedProxies: readonly string[];
+  /**
+   * Tool server DNS-rebinding protection: `Host` values (host or host:port) accepted at `/mcp` besides
+   * PUBLIC_URL's own (`SVC_MCP_ALLOWED_HOSTS`, comma-separated), and `Origin` values accepted besides
+   * PUBLIC_URL's origin (`SVC_MCP_ALLOWED_ORIGINS`, comma-separated origins).
+   */
+  mcpAllowedHosts: readonly string[];
+  mcpAllowedOrigins: readonly string[];
   version: string;
 }
 
@@ -38,6 +45,12 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     testClock: env.SVC_TEST_CLOCK === "1",
     noDemo: env.SVC_NO_DEMO === "1",
     trustedProxies: parseTrustedProxies(env.SVC_TRUST_PROXY),
+    mcpAllowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),
+    mcpAllowedOrigins: commaList(env.SVC_MCP_ALLOWED_ORIGINS),
     version: SERVICE_VERSION,
   };
+}
+
+function commaList(value: string | undefined): string[] {
+  return (value ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "");
 }
