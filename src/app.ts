@@ -15,6 +15,7 @@ import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { authorizeApp } from "@/routes/oauth/authorize.ts";
 import { documentOAuthClientRoutes, registerApp } from "@/routes/oauth/register.ts";
+import { dashboardApp } from "@/dashboard/app.tsx";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -71,5 +72,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.get("/health", (c) => c.json({ ok: true, version: deps.config.version }));
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
   app.get("/docs", (c) => c.html(docsPage(document as Parameters<typeof docsPage>[0])));
+  // The web dashboard for project members (server-rendered HTML, its own sign-in at `/`).
+  app.route("/", dashboardApp());
   return app;
 }
