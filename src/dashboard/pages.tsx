@@ -213,7 +213,7 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
               <Csrf token={csrf} />
               <label for="move-to" style="display:inline">Move to</label>{" "}
               <select id="move-to" name="status">
-                {t.moves.map((m) => <option value={m}>{m}</option>)}
+                {t.moves.map((m) => <option key={m} value={m}>{m}</option>)}
               </select>{" "}
               <button type="submit">Move</button>
             </form>

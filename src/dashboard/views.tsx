@@ -332,14 +332,16 @@ export const Ledger: FC<{
           <label for="l-type">Type</label>
           <select id="l-type" name="type">
             <option value="">All types</option>
-            {LEDGER_TYPES.map((t) => <option value={t} selected={filters.type === t}>{t}</option>)}
+            {LEDGER_TYPES.map((t) => <option key={t} value={t} selected={filters.type === t}>{t}</option>)}
           </select>
         </div>
         <div>
           <label for="l-agent">Agent</label>
           <select id="l-agent" name="agent">
             <option value="">All agents</option>
-            {agents.map((a) => <option value={a.id} selected={filters.agentId === a.id}>{a.name}</option>)}
+            {agents.map((a) => (
+              <option key={a.id} value={a.id} selected={filters.agentId === a.id}>{a.name}</option>
+            ))}
           </select>
         </div>
         <div>
@@ -410,7 +412,7 @@ export const Pair: FC<{ member: DashboardMember; csrf: string }> = ({ member, cs
       <input id="pair-name" name="agentName" type="text" maxlength={100} />
       <label for="pair-role">Role</label>
       <select id="pair-role" name="role">
-        {PAIRABLE_ROLES.map((r) => <option value={r}>{r}</option>)}
+        {PAIRABLE_ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
       </select>
       <p>
         <button type="submit">Mint pairing code</button>

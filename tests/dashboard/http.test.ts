@@ -1,0 +1,239 @@
+// The dashboard over HTTP (no browser): sign-in, CSRF, redirects, 404 across projects, role refusals.
+import assert from "node:assert/strict";
+import { env, pairAgent, test } from "../helpers/mod.ts";
+import type { TestEnv } from "../helpers/env.ts";
+import { dashFixture, PASSWORD } from "./helpers.ts";
+
+/** A browser-like client: keeps cookies, reads CSRF tokens from pages. */
+class Client {
+  cookies = new Map<string, string>();
+  constructor(readonly e: TestEnv) {}
+  async req(
+    method: string,
+    path: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ) {
+    const h: Record<string, string> = { ...headers };
+    if (this.cookies.size) h.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+    let body: string | undefined;
+    if (form) {
+      body = new URLSearchParams(form).toString();
+      h["Content-Type"] ??= "application/x-www-form-urlencoded";
+    }
+    const res = await this.e.fetch(path, { method, headers: h, body, redirect: "manual" });
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(";");
+      const [k, v] = pair!.split("=");
+      if (/Max-Age=0/i.test(c) || v === "") this.cookies.delete(k!);
+      else this.cookies.set(k!, v!);
+    }
+    return { status: res.status, headers: res.headers, text: await res.text() };
+  }
+  static csrf(html: string): string {
+    return /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
+  }
+  async signIn(email: string, password = PASSWORD) {
+    const form = await this.req("GET", "/");
+    return await this.req("POST", "/signin", { csrf_token: Client.csrf(form.text), email, password });
+  }
+}
+
+test("dashboard: signed out, / shows the sign-in form with Email, Password and Sign in, and security headers", async () => {
+  const e = await env();
+  const res = await new Client(e).req("GET", "/");
+  assert.equal(res.status, 200);
+  assert.match(res.text, /<label for="email">Email<\/label>/);
+  assert.match(res.text, /<label for="password">Password<\/label>/);
+  assert.match(res.text, /<button type="submit">Sign in<\/button>/);
+  assert.match(res.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+  assert.equal(res.headers.get("x-frame-options"), "DENY");
+  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+  assert.ok(res.headers.get("referrer-policy"));
+});
+
+test("dashboard: sign-in sets an HttpOnly SameSite=Lax session cookie; wrong password is 401; sign-out ends it", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const bad = await new Client(e).signIn(f.users.member.email, "wrong password!");
+  assert.equal(bad.status, 401);
+  assert.match(bad.text, /Email or password is incorrect/);
+  const c = new Client(e);
+  const ok = await c.signIn(f.users.member.email);
+  assert.equal(ok.status, 303);
+  const cookie = ok.headers.getSetCookie().find((x) => x.startsWith("svc_session="))!;
+  assert.match(cookie, /HttpOnly/);
+  assert.match(cookie, /SameSite=Lax/);
+  assert.doesNotMatch(cookie, /Secure/); // http origin in tests
+  const home = await c.req("GET", "/");
+  assert.match(home.text, new RegExp(`Dash ${f.prefix}`));
+  const out = await c.req("POST", "/signout", { csrf_token: Client.csrf(home.text) });
+  assert.equal(out.status, 303);
+  const after = await c.req("GET", `/projects/${f.projectId}`);
+  assert.equal(after.status, 303);
+});
+
+test("dashboard: a form post without the CSRF token is refused (403) and changes nothing", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const signInWithout = await new Client(e).req("POST", "/signin", {
+    email: f.users.admin.email,
+    password: PASSWORD,
+  });
+  assert.equal(signInWithout.status, 403);
+  const c = new Client(e);
+  await c.signIn(f.users.admin.email);
+  const pair = await c.req("POST", `/projects/${f.projectId}/pair`, {
+    role: "generator",
+    csrf_token: "forged",
+  });
+  assert.equal(pair.status, 403);
+  assert.doesNotMatch(pair.text, /Pairing code/);
+  const outWithout = await c.req("POST", "/signout", {});
+  assert.equal(outWithout.status, 403);
+  assert.equal((await c.req("GET", `/projects/${f.projectId}`)).status, 200);
+});
+
+test("dashboard: signed-out project pages redirect to the sign-in page and come back after sign-in", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const c = new Client(e);
+  const res = await c.req("GET", `/projects/${f.projectId}/claims`);
+  assert.equal(res.status, 303);
+  assert.equal(
+    res.headers.get("location"),
+    `/?next=${encodeURIComponent(`/projects/${f.projectId}/claims`)}`,
+  );
+  const form = await c.req("GET", res.headers.get("location")!);
+  const signed = await c.req("POST", "/signin", {
+    csrf_token: Client.csrf(form.text),
+    email: f.users.viewer.email,
+    password: PASSWORD,
+    next: `/projects/${f.projectId}/claims`,
+  });
+  assert.equal(signed.headers.get("location"), `/projects/${f.projectId}/claims`);
+  const stream = await c.req("GET", `/projects/${f.otherProjectId}/events`);
+  assert.equal(stream.status, 404);
+});
+
+test("dashboard: a user of another project gets 404 for every page of this project", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const c = new Client(e);
+  await c.signIn(f.users.outsider.email);
+  for (
+    const path of [
+      "",
+      "/claims",
+      "/agents",
+      "/threads",
+      "/sprints",
+      "/ledger",
+      "/brief",
+      `/tickets/${f.prefix}-1`,
+      "/events",
+    ]
+  ) {
+    const res = await c.req("GET", `/projects/${f.projectId}${path}`);
+    assert.equal(res.status, 404, path);
+  }
+  const home = await c.req("GET", "/");
+  const post = await c.req("POST", `/projects/${f.projectId}/pair`, {
+    csrf_token: Client.csrf(home.text),
+    role: "generator",
+  });
+  assert.equal(post.status, 404);
+});
+
+test("dashboard: viewers read but every action is refused (403); members cannot mint codes; admins can", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const viewer = new Client(e);
+  await viewer.signIn(f.users.viewer.email);
+  const board = await viewer.req("GET", `/projects/${f.projectId}`);
+  assert.equal(board.status, 200);
+  const csrf = Client.csrf(board.text);
+  for (
+    const [path, form] of [
+      ["/brief", { scope: "x" }],
+      ["/pair", { role: "generator" }],
+      [`/tickets/${f.prefix}-1/move`, { status: "in_progress" }],
+    ] as const
+  ) {
+    const res = await viewer.req("POST", `/projects/${f.projectId}${path}`, { ...form, csrf_token: csrf });
+    assert.equal(res.status, 403, path);
+  }
+  const member = new Client(e);
+  const home = await member.signIn(f.users.member.email).then(() => member.req("GET", "/"));
+  const refused = await member.req("POST", `/projects/${f.projectId}/pair`, {
+    csrf_token: Client.csrf(home.text),
+    role: "generator",
+  });
+  assert.equal(refused.status, 403);
+  const admin = new Client(e);
+  await admin.signIn(f.users.admin.email);
+  const page = await admin.req("GET", `/projects/${f.projectId}/pair`);
+  const minted = await admin.req("POST", `/projects/${f.projectId}/pair`, {
+    csrf_token: Client.csrf(page.text),
+    role: "generator",
+    agentName: "from-dashboard",
+  });
+  assert.equal(minted.status, 200);
+  const code = /id="pairing-code"[^>]*>([A-Z0-9-]+)</.exec(minted.text)?.[1];
+  assert.ok(code);
+  assert.match(minted.text, /\/api\/pair\/connect/);
+});
+
+test("dashboard: every view renders for a member, with agents, tickets, ledger and claims", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const agent = await pairAgent(f.projectId, { name: "worker-1" });
+  const admin = new Client(e);
+  await admin.signIn(f.users.admin.email);
+  const briefPage = await admin.req("GET", `/projects/${f.projectId}/brief`);
+  const wrote = await admin.req("POST", `/projects/${f.projectId}/brief`, {
+    csrf_token: Client.csrf(briefPage.text),
+    expectedVersion: "0",
+    scope: "A dashboard test project",
+    goals: "Render every view",
+    stack: "Deno",
+  });
+  assert.equal(wrote.status, 303, wrote.text.slice(0, 500));
+  const headers = { Authorization: `Bearer ${agent.token}`, "Content-Type": "application/json" };
+  const created = await e.fetch("/api/ticket", {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      title: "Render me <b>",
+      description: "d",
+      type: "feature",
+      acceptanceCriteria: [{ title: "c1" }],
+      expectedFiles: ["src/a.ts"],
+      doneDefinition: "The page renders the ticket with its fields",
+      verificationCommand: "deno test tests/dashboard",
+      riskClass: "local",
+    }),
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  const c = new Client(e);
+  await c.signIn(f.users.member.email);
+  const board = await c.req("GET", `/projects/${f.projectId}`);
+  assert.match(board.text, new RegExp(`${f.prefix}-1`));
+  assert.match(board.text, /Render me &lt;b&gt;/);
+  for (
+    const path of [
+      "/claims",
+      "/agents",
+      "/threads",
+      "/sprints",
+      "/ledger",
+      "/brief",
+      `/tickets/${f.prefix}-1`,
+    ]
+  ) {
+    const res = await c.req("GET", `/projects/${f.projectId}${path}`);
+    assert.equal(res.status, 200, `${path}: ${res.text.slice(0, 300)}`);
+  }
+  const agents = await c.req("GET", `/projects/${f.projectId}/agents`);
+  assert.match(agents.text, /worker-1/);
+});
