@@ -324,7 +324,9 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
           <ul>
             {t.artifacts.map((a) => (
               <li>
-                {a.type}: <a href={a.url} rel="noopener noreferrer">{a.title ?? a.ref ?? a.url}</a>{" "}
+                {a.type}: {/^https?:\/\//i.test(a.url)
+                  ? <a href={a.url} rel="noopener noreferrer">{a.title ?? a.ref ?? a.url}</a>
+                  : <code>{a.url}</code>}{" "}
                 <span class="badge">{a.status}</span>
               </li>
             ))}

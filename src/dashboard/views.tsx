@@ -433,8 +433,8 @@ export const PairResult: FC<{ member: DashboardMember; code: string; expiresAt: 
       Code:{" "}
       <strong id="pairing-code" style="font-size:1.4rem;font-family:ui-monospace,monospace">{code}</strong>
     </p>
-    <label for="connect-command">Connect command</label>
-    <pre class="cmd" id="connect-command">{command}</pre>
+    <h2 id="connect-label">Connect command</h2>
+    <pre class="cmd" id="connect-command" aria-labelledby="connect-label">{command}</pre>
     <button type="button" data-copy="connect-command">Copy command</button>
     <p>
       <a href={`${baseOf(member)}/agents`}>Back to agents</a>
