@@ -326,8 +326,7 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
               <li>
                 {a.type}: {/^https?:\/\//i.test(a.url)
                   ? <a href={a.url} rel="noopener noreferrer">{a.title ?? a.ref ?? a.url}</a>
-                  : <code>{a.url}</code>}{" "}
-                <span class="badge">{a.status}</span>
+                  : <code>{a.url}</code>} <span class="badge">{a.status}</span>
               </li>
             ))}
           </ul>
