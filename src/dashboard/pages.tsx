@@ -147,8 +147,8 @@ export const Board: FC<{ member: DashboardMember; board: BoardView; filters: Boa
                     </a>
                     <div class="meta">
                       {c.assigneeName ? `@${c.assigneeName}` : "unassigned"}
-                      {c.priority !== "normal" && <>· {c.priority}</>}
-                      {c.type && <>· {c.type}</>}
+                      {c.priority !== "normal" && <>{" · "}{c.priority}</>}
+                      {c.type && <>{" · "}{c.type}</>}
                     </div>
                     <div>
                       {c.reviewState && <span class="badge review">{c.reviewState}</span>}{" "}
@@ -180,12 +180,14 @@ export const LedgerList: FC<{ entries: FeedEntry[]; base: string; now: Date }> =
           {e.agentName ?? "service"} · <Time at={new Date(e.createdAt)} now={now} />
           {e.ticketKey && (
             <>
-              · <a href={`${base}/tickets/${e.ticketKey}`}>{e.ticketKey}</a>
+              {" · "}
+              <a href={`${base}/tickets/${e.ticketKey}`}>{e.ticketKey}</a>
             </>
           )}
           {e.fileRef && (
             <>
-              · <code>{e.fileRef}{e.lineRef !== null ? `:${e.lineRef}` : ""}</code>
+              {" · "}
+              <code>{e.fileRef}{e.lineRef !== null ? `:${e.lineRef}` : ""}</code>
             </>
           )}
         </span>

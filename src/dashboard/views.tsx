@@ -103,10 +103,10 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                 : <span class="badge">{a.status === "active" ? "idle" : a.status}</span>}
               <div class="meta">
                 {a.platform ?? "unknown platform"}
-                {a.model && <>· {a.model}</>} · last seen <Time at={a.lastSeenAt} now={now} />
+                {a.model && <>{" · "}{a.model}</>} · last seen <Time at={a.lastSeenAt} now={now} />
                 {a.currentTicket && (
                   <>
-                    · working on{" "}
+                    {" · working on "}
                     <a href={`${baseOf(member)}/tickets/${a.currentTicket}`}>{a.currentTicket}</a>
                   </>
                 )}
@@ -127,7 +127,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                     <li>
                       {a.name}/{s.name} <span class="badge">{s.role}</span>{" "}
                       {s.online && <span class="badge online">online</span>}
-                      {s.currentTicket && <span class="meta">· {s.currentTicket}</span>}
+                      {s.currentTicket && <span class="meta">{" · "}{s.currentTicket}</span>}
                     </li>
                   ))}
                 </ul>
@@ -161,7 +161,8 @@ export const Threads: FC<
               <span class="meta">
                 {" "}
                 {t.author ?? "service"}
-                {t.ticketKey && <>· {t.ticketKey}</>} · last message <Time at={t.lastMessageAt} now={now} />
+                {t.ticketKey && <>{" · "}{t.ticketKey}</>} · last message{" "}
+                <Time at={t.lastMessageAt} now={now} />
               </span>
             </li>
           ))}
@@ -285,7 +286,7 @@ export const Sprint: FC<{
     <h1 id="sprint-title">Sprint #{sprint.number} {sprint.name}</h1>
     <p>
       <span class="badge">{sprint.status}</span> {sprint.startDate ?? "?"} – {sprint.endDate ?? "?"}
-      {sprint.goal && <>· Goal: {sprint.goal}</>}
+      {sprint.goal && <>{" · "}Goal: {sprint.goal}</>}
     </p>
     <div data-live>
       <h2>Burndown</h2>
