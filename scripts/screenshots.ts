@@ -24,7 +24,7 @@ const TICKET = {
   expectedFiles: ["src/dashboard/app.tsx"],
   doneDefinition: "The view renders and its tests pass",
   verificationCommand: "deno test tests/dashboard",
-  riskClass: "local",
+  riskClass: "local" as const,
 };
 
 /** A project with agents, a sub-agent, tickets in every column, ledger entries, claims, a thread, a sprint. */

@@ -127,7 +127,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                     <li>
                       {a.name}/{s.name} <span class="badge">{s.role}</span>{" "}
                       {s.online && <span class="badge online">online</span>}
-                      {s.currentTicket && <span class="meta">· {s.currentTicket}</span>}
+                      {s.currentTicket && <span class="meta">{` · ${s.currentTicket}`}</span>}
                     </li>
                   ))}
                 </ul>
