@@ -237,3 +237,106 @@ test("dashboard: every view renders for a member, with agents, tickets, ledger a
   const agents = await c.req("GET", `/projects/${f.projectId}/agents`);
   assert.match(agents.text, /worker-1/);
 });
+
+/** Reads SSE events (id and data) from the dashboard stream until `count` arrived, then hangs up. */
+async function readEvents(c: Client, path: string, count: number, lastEventId?: string) {
+  const abort = new AbortController();
+  const headers: Record<string, string> = { Cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join("; ") };
+  if (lastEventId) headers["Last-Event-ID"] = lastEventId;
+  const res = await c.e.fetch(path, { headers, signal: abort.signal });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^text\/event-stream/);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: { id: string; seq: number; kind: string }[] = [];
+  let buffer = "";
+  const deadline = Date.now() + 10_000;
+  while (events.length < count && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const id = /^id: ?(.*)$/m.exec(block)?.[1];
+      const data = /^data: ?(.*)$/m.exec(block)?.[1];
+      if (id && data) events.push({ id, ...JSON.parse(data) });
+    }
+  }
+  await reader.cancel();
+  abort.abort();
+  return events;
+}
+
+test("dashboard: the event stream resumes after Last-Event-ID: nothing missed, nothing repeated", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const agent = await pairAgent(f.projectId, { name: "streamer" });
+  const c = new Client(e);
+  await c.signIn(f.users.viewer.email);
+  const board = await c.req("GET", `/projects/${f.projectId}`);
+  const src = /data-events="([^"]+)"/.exec(board.text)?.[1]?.replaceAll("&amp;", "&");
+  assert.ok(src?.startsWith(`/projects/${f.projectId}/events?since=`), src);
+  for (const intent of ["one", "two", "three"]) {
+    const res = await e.fetch("/api/thread", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${agent.token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ intent }),
+    });
+    assert.equal(res.status, 201);
+  }
+  const all = await readEvents(c, src!, 3);
+  assert.equal(all.length, 3, JSON.stringify(all));
+  assert.deepEqual(all.map((x) => x.seq), [...all.map((x) => x.seq)].sort((a, b) => a - b));
+  const resumed = await readEvents(c, src!, 2, all[0]!.id);
+  assert.deepEqual(resumed.map((x) => x.seq), all.slice(1).map((x) => x.seq), "resumes after the given id");
+  const outsider = new Client(e);
+  await outsider.signIn(f.users.outsider.email);
+  assert.equal((await outsider.req("GET", src!)).status, 404);
+  assert.equal((await new Client(e).req("GET", src!)).status, 401);
+});
+
+test("dashboard: every action form refuses a missing or forged CSRF token and changes nothing", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const agent = await pairAgent(f.projectId, { name: "csrf-target" });
+  const c = new Client(e);
+  await c.signIn(f.users.admin.email);
+  const base = `/projects/${f.projectId}`;
+  const before = await e.db.selectFrom("projects").select("brief_version").where("id", "=", f.projectId)
+    .executeTakeFirstOrThrow();
+  for (const token of [undefined, "forged", Client.csrf((await new Client(e).req("GET", "/")).text)]) {
+    for (
+      const [path, form] of [
+        ["/brief", { scope: "x", expectedVersion: "0" }],
+        [`/agents/${agent.agentId}/revoke`, {}],
+        [`/tickets/${f.prefix}-1/move`, { status: "in_progress" }],
+        [`/tickets/${f.prefix}-1/approve`, {}],
+        [`/claims/${crypto.randomUUID()}/release`, {}],
+        ["/pair", { role: "generator" }],
+      ] as const
+    ) {
+      const body: Record<string, string> = { ...form };
+      if (token !== undefined) body.csrf_token = token;
+      const res = await c.req("POST", base + path, body);
+      assert.equal(res.status, 403, `${path} with ${token ?? "no token"}`);
+      assert.match(res.text, /This form has expired/);
+    }
+  }
+  const page = await c.req("GET", `${base}/brief`);
+  const json = await e.fetch(`${base}/brief`, {
+    method: "POST",
+    headers: {
+      Cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join("; "),
+      "Content-Type": "application/json",
+    },
+    body: JSON.stringify({ csrf_token: Client.csrf(page.text), scope: "x", expectedVersion: "0" }),
+  });
+  assert.equal(json.status, 403, "only url-encoded forms are read: a JSON body never carries the token");
+  const after = await e.db.selectFrom("projects").select("brief_version").where("id", "=", f.projectId)
+    .executeTakeFirstOrThrow();
+  assert.equal(after.brief_version, before.brief_version);
+  const revoked = await e.db.selectFrom("agents").select("status").where("id", "=", agent.agentId)
+    .executeTakeFirstOrThrow();
+  assert.equal(revoked.status, "active");
+});
