@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { env, pairAgent, test } from "../helpers/mod.ts";
 import type { TestEnv } from "../helpers/env.ts";
 import { dashFixture, PASSWORD } from "./helpers.ts";
+import { insertSprint, insertTicket } from "../helpers/fixtures.ts";
+import { toJson } from "@/db/tables/types.ts";
+import { BOARD_PAGE_SIZE } from "@/domain/dashboard/board.ts";
 
 /** A browser-like client: keeps cookies, reads CSRF tokens from pages. */
 class Client {
@@ -339,4 +342,37 @@ test("dashboard: every action form refuses a missing or forged CSRF token and ch
   const revoked = await e.db.selectFrom("agents").select("status").where("id", "=", agent.agentId)
     .executeTakeFirstOrThrow();
   assert.equal(revoked.status, "active");
+});
+
+test("dashboard: the board filters by sprint, assignee and tag, and pages each column", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const dev = await pairAgent(f.projectId, { name: "filter-dev" });
+  const sprintId = await insertSprint(f.projectId, { number: 1, name: "S1" });
+  const inSprint = await insertTicket(f.projectId, { title: "In the sprint", sprintId });
+  const assigned = await insertTicket(f.projectId, {
+    title: "Assigned one",
+    assignee: dev.agentId,
+    status: "claimed",
+  });
+  const tagged = await insertTicket(f.projectId, { title: "Tagged one" });
+  await e.db.updateTable("tickets").set({ tags: toJson(["ui"]) }).where("id", "=", tagged.id).execute();
+  for (let i = 0; i < 50; i++) await insertTicket(f.projectId, { title: `Filler ${i}` });
+  const c = new Client(e);
+  await c.signIn(f.users.viewer.email);
+  const base = `/projects/${f.projectId}`;
+  const keys = (html: string) => [...html.matchAll(/data-key="([^"]+)"/g)].map((m) => m[1]);
+  assert.deepEqual(keys((await c.req("GET", `${base}?sprint=${sprintId}`)).text), [inSprint.key]);
+  assert.deepEqual(keys((await c.req("GET", `${base}?assignee=${dev.agentId}`)).text), [assigned.key]);
+  assert.deepEqual(keys((await c.req("GET", `${base}?tag=ui`)).text), [tagged.key]);
+  assert.deepEqual(keys((await c.req("GET", `${base}?tag=nothing`)).text), []);
+  const first = await c.req("GET", base);
+  assert.equal(keys(first.text).length, BOARD_PAGE_SIZE + 1, "a page of backlog cards and the claimed one");
+  assert.match(first.text, /aria-label="backlog, 52 tickets"/);
+  assert.match(first.text, /Next page/);
+  const last = await c.req("GET", `${base}?page=2`);
+  assert.deepEqual(keys(last.text), [tagged.key, inSprint.key], "52 = 25 + 25 + 2, newest first");
+  assert.doesNotMatch(last.text, /Next page/);
+  assert.match(last.text, /Previous page/);
+  assert.equal((await c.req("GET", `${base}?sprint=not-a-uuid&assignee=%27&page=-4`)).status, 200);
 });

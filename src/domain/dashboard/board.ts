@@ -53,7 +53,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The board of the dashboard: every workflow column with its count and one page of cards (newest
- * first), filtered by sprint, assignee and tag. Four queries; the cards come from one window query.
+ * first), filtered by sprint, assignee and tag. Four queries; the cards come from one lateral read of the
+ * board index per non-empty column.
  */
 export async function dashboardBoard(
   ctx: ServiceCtx,
@@ -73,39 +74,40 @@ export async function dashboardBoard(
     if (filters.tag) q = q.where(sql<boolean>`t.tags @> ${JSON.stringify([filters.tag])}::jsonb`);
     return q;
   };
-  const ranked = base().select([
-    "t.id",
-    "t.number",
-    "t.title",
-    "t.status",
-    "t.type",
-    "t.tags",
-    "t.assignee_agent_id",
-    "t.sub_agent_name",
-    "t.reviewer_agent_id",
-    "t.human_only",
-    "t.status_changed_at",
-    "t.last_ledger_at",
-    sql<string | null>`t.review_history -> -1 ->> 'event'`.as("last_review"),
-    sql<number>`row_number() over (partition by t.status order by t.number desc)`.as("rn"),
-  ]);
-  const [counts, rows, sprints, agents] = await Promise.all([
+  const [counts, sprints, agents] = await Promise.all([
     base().select(["t.status", sql<number>`count(*)::int`.as("n")]).groupBy("t.status").execute(),
-    ctx.db.selectFrom(ranked.as("r"))
-      .leftJoin("agents as a", "a.id", "r.assignee_agent_id")
-      .leftJoin("agents as rv", "rv.id", "r.reviewer_agent_id")
-      .selectAll("r").select(["a.name as assignee_name", "rv.name as reviewer_name"])
-      .where("r.rn", ">", page * BOARD_PAGE_SIZE).where("r.rn", "<=", (page + 1) * BOARD_PAGE_SIZE)
-      .orderBy("r.number", "desc").execute(),
-    ctx.db.selectFrom("sprints").select(["id", "number", "name", "status"]).where(
-      "project_id",
-      "=",
-      project.id,
-    )
-      .orderBy("number", "desc").limit(50).execute(),
+    ctx.db.selectFrom("sprints").select(["id", "number", "name", "status"])
+      .where("project_id", "=", project.id).orderBy("number", "desc").limit(50).execute(),
     ctx.db.selectFrom("agents").select(["id", "name"]).where("project_id", "=", project.id)
       .where("status", "!=", "revoked").orderBy("name").limit(200).execute(),
   ]);
+  // One page of each non-empty column, newest first: a lateral read of the board index per column.
+  const filled = counts.filter((c) => c.n > page * BOARD_PAGE_SIZE).map((c) => c.status);
+  const rows = filled.length === 0 ? [] : await ctx.db
+    .selectFrom(sql<{ status: string }>`(select unnest(${filled}::text[]) as status)`.as("s"))
+    .innerJoinLateral(
+      (eb) =>
+        base().whereRef("t.status", "=", eb.ref("s.status")).select([
+          "t.id",
+          "t.number",
+          "t.title",
+          "t.status",
+          "t.type",
+          "t.tags",
+          "t.assignee_agent_id",
+          "t.sub_agent_name",
+          "t.reviewer_agent_id",
+          "t.human_only",
+          "t.status_changed_at",
+          "t.last_ledger_at",
+          sql<string | null>`t.review_history -> -1 ->> 'event'`.as("last_review"),
+        ]).orderBy("t.number", "desc").limit(BOARD_PAGE_SIZE).offset(page * BOARD_PAGE_SIZE).as("r"),
+      (join) => join.onTrue(),
+    )
+    .leftJoin("agents as a", "a.id", "r.assignee_agent_id")
+    .leftJoin("agents as rv", "rv.id", "r.reviewer_agent_id")
+    .selectAll("r").select(["a.name as assignee_name", "rv.name as reviewer_name"])
+    .orderBy("r.number", "desc").execute();
   const staleBefore = now.getTime() - STALE_TICKET_MS;
   const cards = rows.map((r): BoardCard => {
     const quiet = r.last_ledger_at ?? r.status_changed_at;
