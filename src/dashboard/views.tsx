@@ -98,7 +98,8 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
         <ul class="cards">
           {agents.map((a) => (
             <li class="card" data-agent={a.name}>
-              <strong>{a.name}</strong> <span class="badge">{a.role}</span> {a.online
+              <strong>{a.name}</strong> <span class="badge">{a.role}</span>{" "}
+              {a.mine && <span class="badge">you</span>} {a.online
                 ? <span class="badge online">online</span>
                 : <span class="badge">{a.status === "active" ? "idle" : a.status}</span>}
               <div class="meta">
@@ -132,7 +133,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                   ))}
                 </ul>
               )}
-              {may(member.role, "revoke") && a.status !== "revoked" && (
+              {may(member.role, "revoke") && a.status !== "revoked" && !a.mine && (
                 <form method="post" action={`${baseOf(member)}/agents/${a.id}/revoke`}>
                   <Csrf token={csrf} />
                   <button type="submit" aria-label={`Revoke ${a.name}`}>Revoke</button>

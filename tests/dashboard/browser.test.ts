@@ -236,6 +236,9 @@ Deno.test({
         assert.equal(me.body.data.role, "evaluator", me.text);
         const token = paired.body.data.sessionToken as string;
         await admin.goto(`${w.base}/agents`);
+        const own = admin.locator(".card", { hasText: "you" });
+        assert.equal(await own.count(), 1, "the admin's own agent is marked");
+        assert.equal(await own.getByRole("button").count(), 0, "and cannot be revoked from here");
         const card = admin.locator('[data-agent="paired-in-browser"]');
         assert.match(await card.innerText(), /evaluator/);
         await card.getByRole("button", { name: "Revoke paired-in-browser" }).click();

@@ -18,6 +18,8 @@ export interface AgentRow {
   platform: string | null;
   model: string | null;
   status: string;
+  /** The signed-in user's own agent (the one their dashboard actions run as). */
+  mine: boolean;
   online: boolean;
   lastSeenAt: Date | null;
   currentTicket: string | null;
@@ -42,6 +44,7 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
         "a.model",
         "a.status",
         "a.last_seen_at",
+        "a.user_id",
         (eb) =>
           eb.selectFrom("tokens").select((e) => e.fn.max("last_used_at").as("u"))
             .whereRef("tokens.agent_id", "=", "a.id").as("last_used"),
@@ -76,6 +79,7 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
       platform: a.platform,
       model: a.model,
       status: a.status,
+      mine: a.user_id !== null && a.user_id === member.user.id,
       online: a.status === "active" && own.length > 0,
       lastSeenAt: lastSeen,
       currentTicket: ticketOf(a.id, null),
