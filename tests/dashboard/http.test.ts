@@ -1,7 +1,7 @@
 // The dashboard over HTTP (no browser): sign-in, CSRF, redirects, 404 across projects, role refusals.
 import assert from "node:assert/strict";
 import { env, pairAgent, test } from "../helpers/mod.ts";
-import type { TestEnv } from "../helpers/env.ts";
+import { startTestEnv, type TestEnv } from "../helpers/env.ts";
 import { dashFixture, PASSWORD } from "./helpers.ts";
 import { insertSprint, insertTicket } from "../helpers/fixtures.ts";
 import { toJson } from "@/db/tables/types.ts";
@@ -375,4 +375,22 @@ test("dashboard: the board filters by sprint, assignee and tag, and pages each c
   assert.doesNotMatch(last.text, /Next page/);
   assert.match(last.text, /Previous page/);
   assert.equal((await c.req("GET", `${base}?sprint=not-a-uuid&assignee=%27&page=-4`)).status, 200);
+});
+
+test("dashboard: behind an https origin the session and sign-in cookies are Secure", async () => {
+  const e = await startTestEnv({ publicUrl: "https://dash.example.com" });
+  try {
+    const f = await dashFixture(e);
+    const c = new Client(e);
+    const form = await c.req("GET", "/");
+    assert.match(form.headers.getSetCookie().find((x) => x.startsWith("svc_pre="))!, /; Secure/);
+    const ok = await c.signIn(f.users.viewer.email);
+    assert.equal(ok.status, 303);
+    const cookie = ok.headers.getSetCookie().find((x) => x.startsWith("svc_session="))!;
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Lax/);
+    assert.match(cookie, /; Secure/);
+  } finally {
+    await e.close();
+  }
 });
