@@ -6,6 +6,7 @@ import { dashFixture, PASSWORD } from "./helpers.ts";
 import { insertSprint, insertTicket } from "../helpers/fixtures.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { BOARD_PAGE_SIZE } from "@/domain/dashboard/board.ts";
+import { createApp } from "@/app.ts";
 
 /** A browser-like client: keeps cookies, reads CSRF tokens from pages. */
 class Client {
@@ -393,4 +394,68 @@ test("dashboard: behind an https origin the session and sign-in cookies are Secu
   } finally {
     await e.close();
   }
+});
+
+test("dashboard: no page issues more than a handful of database queries", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const dev = await pairAgent(f.projectId, { name: "counted" });
+  const sprintId = await insertSprint(f.projectId, { number: 1 });
+  for (let i = 0; i < 30; i++) {
+    await insertTicket(f.projectId, {
+      title: `T${i}`,
+      status: i % 2 ? "in_progress" : "backlog",
+      assignee: dev.agentId,
+      sprintId,
+    });
+  }
+  const thread = await e.fetch("/api/thread", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${dev.token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ intent: "counted" }),
+  }).then((r) => r.json());
+  let queries = 0;
+  const counting = createApp({
+    db: e.db.withPlugin({
+      transformQuery: (args) => {
+        queries++;
+        return args.node;
+      },
+      transformResult: (args) => Promise.resolve(args.result),
+    }),
+    engine: e.engine,
+    clock: e.clock,
+    config: { ...e.config, testClock: false },
+  });
+  const c = new Client({
+    ...e,
+    fetch: (path, init) => Promise.resolve(counting.fetch(new Request(`http://localhost:8787${path}`, init))),
+  });
+  await c.signIn(f.users.admin.email);
+  const base = `/projects/${f.projectId}`;
+  const counts: Record<string, number> = {};
+  for (
+    const path of [
+      "/",
+      base,
+      `${base}?assignee=${dev.agentId}&sprint=${sprintId}&tag=x`,
+      `${base}/tickets/${f.prefix}-3`,
+      `${base}/claims`,
+      `${base}/agents`,
+      `${base}/threads`,
+      `${base}/threads/${thread.data.id}`,
+      `${base}/sprints`,
+      `${base}/sprints/${sprintId}`,
+      `${base}/ledger`,
+      `${base}/brief`,
+      `${base}/pair`,
+    ]
+  ) {
+    queries = 0;
+    const res = await c.req("GET", path);
+    assert.equal(res.status, 200, path);
+    counts[path.replace(base, "P")] = queries;
+  }
+  // Session, membership and feed head, then the view's own few reads; never one per ticket or agent.
+  for (const [path, n] of Object.entries(counts)) assert.ok(n <= 8, `${path}: ${n} queries`);
 });
