@@ -18,6 +18,7 @@ import { documentOAuthClientRoutes, registerApp } from "@/routes/oauth/register.
 import { mcpApp } from "@/routes/mcp.ts";
 import { createForward } from "@/mcp/forward.ts";
 import { TOOLS } from "@/mcp/tools/index.ts";
+import { dashboardApp } from "@/dashboard/app.tsx";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -89,5 +90,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.get("/health", (c) => c.json({ ok: true, version: deps.config.version }));
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
   app.get("/docs", (c) => c.html(docsPage(document as Parameters<typeof docsPage>[0])));
+  // The web dashboard for project members (server-rendered HTML, its own sign-in at `/`).
+  app.route("/", dashboardApp());
   return app;
 }

@@ -37,8 +37,9 @@ export function jsonDepth(text: string, limit = Infinity): number {
 
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
-/** The consent page's form posts read form-encoded bodies. */
-const FORM_PATHS = new Set(["/oauth/authorize"]);
+/** The consent page's and the dashboard's form posts read form-encoded bodies. */
+const FORM_PATHS = new Set(["/oauth/authorize", "/signin", "/signout"]);
+const isFormPath = (path: string) => FORM_PATHS.has(path) || path.startsWith("/projects/");
 /**
  * The OAuth token and revocation endpoints also read form-encoded bodies (RFC 6749, RFC 7009) and answer
  * any other content type themselves, in the OAuth error shape (`invalid_request`). Client registration
@@ -73,7 +74,7 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
     return await limiter(c, async () => {
       const type = c.req.header("content-type") ?? "";
       if (OAUTH_TOKEN_PATHS.has(c.req.path) && !JSON_TYPE.test(type)) return await next();
-      if (FORM_TYPE.test(type) && FORM_PATHS.has(c.req.path)) return await next();
+      if (FORM_TYPE.test(type) && isFormPath(c.req.path)) return await next();
       if (!JSON_TYPE.test(type)) {
         throw new DomainError(415, "VALIDATION_ERROR", "Content-Type must be application/json", {
           contentType: type || null,

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from "@/db/database.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import type { ActorCtx, ServiceCtx } from "@/domain/shared/context.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
 import { decodeEventCursor, encodeEventCursor } from "./cursor.ts";
 
@@ -43,10 +43,14 @@ export async function headCursor(db: DbOrTrx, projectId: string): Promise<string
  * and `nextCursor` never step over an event that is still being written.
  */
 export async function listEvents(ctx: ActorCtx, input: FeedInput) {
-  const projectId = ctx.actor.projectId;
+  return await projectEvents(ctx, ctx.actor.projectId, input);
+}
+
+/** The feed of one project (GET /events for an agent; the dashboard's live stream for a member). */
+export async function projectEvents(ctx: ServiceCtx, projectId: string, input: FeedInput) {
   const limit = input.limit ?? EVENTS_DEFAULT_LIMIT;
   const head = await feedHead(ctx.db, projectId);
-  const after = await startingPoint(ctx, input.since, head);
+  const after = await startingPoint(ctx, projectId, input.since, head);
   let query = ctx.db.selectFrom("events")
     .select(["seq", "kind", "entity_type", "entity_id", "agent_id", "data", "created_at"])
     .where("project_id", "=", projectId)
@@ -81,9 +85,14 @@ export async function listEvents(ctx: ActorCtx, input: FeedInput) {
   return { events, nextCursor: encodeEventCursor(projectId, position), hasMore, head };
 }
 
-async function startingPoint(ctx: ActorCtx, since: string | undefined, head: number): Promise<number> {
+async function startingPoint(
+  ctx: ServiceCtx,
+  projectId: string,
+  since: string | undefined,
+  head: number,
+): Promise<number> {
   if (since === undefined || since === "") return 0;
-  const seq = decodeEventCursor(ctx.actor.projectId, since);
+  const seq = decodeEventCursor(projectId, since);
   if (seq !== null) {
     if (seq > head) throw badCursor("The cursor is ahead of this project's feed");
     return seq;
@@ -91,7 +100,7 @@ async function startingPoint(ctx: ActorCtx, since: string | undefined, head: num
   if (/^\d{4}-\d{2}-\d{2}/.test(since) && !Number.isNaN(Date.parse(since))) {
     const at = new Date(since);
     const row = await ctx.db.selectFrom("events").select((eb) => eb.fn.max("seq").as("seq"))
-      .where("project_id", "=", ctx.actor.projectId).where("created_at", "<=", at).executeTakeFirst();
+      .where("project_id", "=", projectId).where("created_at", "<=", at).executeTakeFirst();
     return row?.seq === null || row?.seq === undefined ? 0 : Math.min(Number(row.seq), head);
   }
   throw badCursor("`since` is neither a cursor of this project's feed nor an ISO 8601 time");

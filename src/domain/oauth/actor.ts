@@ -68,9 +68,10 @@ export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise
 /**
  * The user's OAuth agent in the project, created on first need. Concurrent first calls race on the
  * unique index and all read back the one row. When the user's name is already taken by another agent of
- * the project, the agent is named `<name> (oauth)` (then with a short suffix).
+ * the project, the agent is named `<name> (oauth)` (then with a short suffix). The dashboard acts
+ * through the same agent (one identity per user and project).
  */
-async function oauthAgent(ctx: ServiceCtx, projectId: string, userId: string, userName: string) {
+export async function oauthAgent(ctx: ServiceCtx, projectId: string, userId: string, userName: string) {
   const find = () =>
     ctx.db.selectFrom("agents").select(["id", "name", "platform", "role", "status"])
       .where("project_id", "=", projectId).where("user_id", "=", userId).where(

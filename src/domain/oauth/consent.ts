@@ -259,7 +259,16 @@ export async function issueCode(
   return code;
 }
 
+/** Ends a browser session (sign-out): the cookie no longer signs anyone in. */
+export async function signOut(ctx: ServiceCtx, cookieValue: string | undefined): Promise<void> {
+  if (!cookieValue || cookieValue.length > 200) return;
+  await ctx.db.deleteFrom("web_sessions").where("id_hash", "=", await hashToken(cookieValue)).execute();
+}
+
 /** Per-form CSRF token bound to the browser cookie (session or pre-session) and the form's purpose. */
-export async function csrfToken(cookieValue: string, purpose: "signin" | "consent"): Promise<string> {
+export async function csrfToken(
+  cookieValue: string,
+  purpose: "signin" | "consent" | "dashboard",
+): Promise<string> {
   return await hashToken(`oauth-csrf:${purpose}:${cookieValue}`);
 }

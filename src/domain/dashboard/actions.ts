@@ -1,0 +1,163 @@
+import { isStale } from "@/domain/claims/policy.ts";
+import { releaseClaims } from "@/domain/claims/release.ts";
+import { recordEvent } from "@/domain/events/record.ts";
+import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { ADMIN_CODE_TTL_SECONDS, type IssuedCode, issuePairingCode } from "@/domain/pairing/codes.ts";
+import { closeSessions, OPEN_SESSION_STATUSES } from "@/domain/sessions/close.ts";
+import type { ActorCtx } from "@/domain/shared/context.ts";
+import { fail } from "@/domain/shared/errors.ts";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const PAIRABLE_ROLES = ["generator", "evaluator", "observer", "orchestrator"] as const;
+export type PairableRole = typeof PAIRABLE_ROLES[number];
+
+/**
+ * A project admin mints a pairing code from the dashboard: an admin code (5 minutes, as the operator
+ * API's), attributed to the admin's agent, recorded as `pairing_code.issued`.
+ */
+export async function mintPairingCode(
+  ctx: ActorCtx,
+  input: { agentName?: string | undefined; role: PairableRole },
+): Promise<IssuedCode> {
+  const { actor } = ctx;
+  const now = ctx.clock.now();
+  const agentName = input.agentName?.trim() || undefined;
+  if (agentName !== undefined && (agentName.length > 100 || agentName.includes("\u0000"))) {
+    throw fail.validation("An agent name has 1 to 100 characters", { field: "agentName" });
+  }
+  return await ctx.db.transaction().execute(async (trx) => {
+    const code = await issuePairingCode(trx, {
+      projectId: actor.projectId,
+      agentName,
+      role: input.role,
+      issuedByAgentId: actor.agentId,
+      ttlSeconds: ADMIN_CODE_TTL_SECONDS,
+      now,
+    });
+    await recordEvent(trx, {
+      projectId: actor.projectId,
+      kind: "pairing_code.issued",
+      entityType: "pairing_code",
+      entityId: null,
+      agentId: actor.agentId,
+      data: { agentName: agentName ?? null, role: input.role, expiresAt: code.expiresAt, by: "dashboard" },
+      now,
+    });
+    return code;
+  });
+}
+
+/**
+ * Revokes an agent of the project: status `revoked`, every live credential revoked (keys, session,
+ * sub-agent and refresh tokens), its open sessions canceled, its claims released and its sub-agents
+ * unregistered. Pairing as that agent is refused afterwards (AGENT_REVOKED). One transaction.
+ */
+export async function revokeAgent(ctx: ActorCtx, agentId: string): Promise<{ id: string; name: string }> {
+  const { actor } = ctx;
+  const now = ctx.clock.now();
+  if (!UUID.test(agentId)) throw fail.notFound(`Cannot revoke agent "${agentId}": not found`);
+  if (agentId.toLowerCase() === actor.agentId) {
+    throw fail.validation("Cannot revoke your own agent from the dashboard", { agentId });
+  }
+  return await ctx.db.transaction().execute(async (trx) => {
+    const agent = await trx.updateTable("agents").set({ status: "revoked" })
+      .where("id", "=", agentId.toLowerCase()).where("project_id", "=", actor.projectId)
+      .where("status", "!=", "revoked").returning(["id", "name"]).executeTakeFirst();
+    if (!agent) throw fail.notFound(`Cannot revoke agent "${agentId}": not found or already revoked`);
+    const open = await trx.selectFrom("sessions").select("id").where("agent_id", "=", agent.id)
+      .where("status", "in", [...OPEN_SESSION_STATUSES]).execute();
+    await closeSessions(trx, {
+      projectId: actor.projectId,
+      sessionIds: open.map((s) => s.id),
+      status: "canceled",
+      byAgentId: actor.agentId,
+      reason: "agent_revoked",
+      now,
+    });
+    const tokens = await trx.updateTable("tokens").set({ revoked_at: now }).where("agent_id", "=", agent.id)
+      .where("revoked_at", "is", null).returning("id").execute();
+    await trx.updateTable("sub_agents").set({ revoked_at: now }).where("parent_agent_id", "=", agent.id)
+      .where("revoked_at", "is", null).execute();
+    const claims = await trx.selectFrom("claims").select(["sub_agent_name"]).distinct()
+      .where("agent_id", "=", agent.id).where("released_at", "is", null).execute();
+    for (const c of claims) {
+      await releaseClaims(trx, {
+        projectId: actor.projectId,
+        agentId: agent.id,
+        subAgentName: c.sub_agent_name,
+        all: true,
+        now,
+      });
+    }
+    await writeSystemEntry(trx, {
+      projectId: actor.projectId,
+      type: "ALERT",
+      content: `Agent ${agent.name} was revoked by ${actor.agentName} from the dashboard`,
+      agentId: actor.agentId,
+      subAgentName: null,
+      sessionId: null,
+      ticketId: null,
+      fileRef: null,
+      payload: { action: "revoke_agent", agentId: agent.id },
+      now,
+    });
+    await recordEvent(trx, {
+      projectId: actor.projectId,
+      kind: "agent.revoked",
+      entityType: "agent",
+      entityId: agent.id,
+      agentId: actor.agentId,
+      data: { name: agent.name, revokedTokens: tokens.length },
+      now,
+    });
+    return agent;
+  });
+}
+
+/**
+ * Releases a stale claim (held over 10 minutes, or expired) on behalf of its holder; a fresh claim is
+ * refused (409) so a human never pulls files from under an agent that is working.
+ */
+export async function releaseStaleClaim(ctx: ActorCtx, claimId: string): Promise<string[]> {
+  const { actor } = ctx;
+  const now = ctx.clock.now();
+  if (!UUID.test(claimId)) throw fail.notFound(`Cannot release claim "${claimId}": not found`);
+  return await ctx.db.transaction().execute(async (trx) => {
+    const claim = await trx.selectFrom("claims").select([
+      "id",
+      "agent_id",
+      "sub_agent_name",
+      "claimed_at",
+      "expires_at",
+    ])
+      .where("id", "=", claimId.toLowerCase()).where("project_id", "=", actor.projectId)
+      .where("released_at", "is", null).forUpdate().executeTakeFirst();
+    if (!claim) throw fail.notFound(`Cannot release claim "${claimId}": not found or already released`);
+    if (claim.expires_at > now && !isStale(claim.claimed_at, now)) {
+      throw fail.conflict("Cannot release a claim that is not stale: its holder is still within 10 minutes", {
+        claimId,
+      });
+    }
+    const files = await trx.selectFrom("claim_files").select("file").where("claim_id", "=", claim.id)
+      .where("released_at", "is", null).execute();
+    const released = await releaseClaims(trx, {
+      projectId: actor.projectId,
+      agentId: claim.agent_id,
+      subAgentName: claim.sub_agent_name,
+      files: files.map((f) => f.file),
+      now,
+    });
+    return released;
+  });
+}
+
+/** The project's brief as stored (for the brief form). */
+export async function currentBrief(ctx: ActorCtx | { db: ActorCtx["db"] }, projectId: string) {
+  const row = await ctx.db.selectFrom("projects").select(["brief", "brief_version"]).where(
+    "id",
+    "=",
+    projectId,
+  )
+    .executeTakeFirstOrThrow();
+  return { content: row.brief ?? {}, version: row.brief_version };
+}

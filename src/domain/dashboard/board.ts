@@ -1,0 +1,143 @@
+import { sql } from "kysely";
+import type { ServiceCtx } from "@/domain/shared/context.ts";
+import { STALE_TICKET_MS } from "@/domain/ledger/stale.ts";
+import { priorityOf } from "@/domain/tickets/serialize.ts";
+import { boardColumns, isReviewStatus } from "@/domain/tickets/workflow.ts";
+import type { DashboardMember } from "./access.ts";
+
+/** Cards shown per column and page. */
+export const BOARD_PAGE_SIZE = 25;
+
+export interface BoardFilters {
+  sprintId?: string | undefined;
+  assigneeId?: string | undefined;
+  tag?: string | undefined;
+  /** 0-based page: every column shows its cards `page * size` to `(page + 1) * size`. */
+  page: number;
+}
+
+export interface BoardCard {
+  id: string;
+  key: string;
+  number: number;
+  title: string;
+  status: string;
+  type: string | null;
+  priority: string;
+  tags: string[];
+  assigneeName: string | null;
+  reviewerName: string | null;
+  /** `in review`, or the last review event (`approved`, `changes_requested`), or null. */
+  reviewState: string | null;
+  /** In progress without a ledger entry for 30 minutes (the stale list of GET /context). */
+  stale: boolean;
+  humanOnly: boolean;
+}
+
+export interface BoardColumn {
+  status: string;
+  total: number;
+  cards: BoardCard[];
+}
+
+export interface BoardView {
+  columns: BoardColumn[];
+  page: number;
+  pageSize: number;
+  hasMore: boolean;
+  sprints: { id: string; number: number; name: string; status: string }[];
+  agents: { id: string; name: string }[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The board of the dashboard: every workflow column with its count and one page of cards (newest
+ * first), filtered by sprint, assignee and tag. Four queries; the cards come from one lateral read of the
+ * board index per non-empty column.
+ */
+export async function dashboardBoard(
+  ctx: ServiceCtx,
+  member: DashboardMember,
+  filters: BoardFilters,
+): Promise<BoardView> {
+  const { project } = member;
+  const now = ctx.clock.now();
+  const page = Math.max(0, Math.min(filters.page, 10_000));
+  const base = () => {
+    let q = ctx.db.selectFrom("tickets as t").where("t.project_id", "=", project.id);
+    if (filters.sprintId && UUID.test(filters.sprintId)) q = q.where("t.sprint_id", "=", filters.sprintId);
+    else if (filters.sprintId === "none") q = q.where("t.sprint_id", "is", null);
+    if (filters.assigneeId && UUID.test(filters.assigneeId)) {
+      q = q.where("t.assignee_agent_id", "=", filters.assigneeId);
+    } else if (filters.assigneeId === "none") q = q.where("t.assignee_agent_id", "is", null);
+    if (filters.tag) q = q.where(sql<boolean>`t.tags @> ${JSON.stringify([filters.tag])}::jsonb`);
+    return q;
+  };
+  const [counts, sprints, agents] = await Promise.all([
+    base().select(["t.status", sql<number>`count(*)::int`.as("n")]).groupBy("t.status").execute(),
+    ctx.db.selectFrom("sprints").select(["id", "number", "name", "status"])
+      .where("project_id", "=", project.id).orderBy("number", "desc").limit(50).execute(),
+    ctx.db.selectFrom("agents").select(["id", "name"]).where("project_id", "=", project.id)
+      .where("status", "!=", "revoked").orderBy("name").limit(200).execute(),
+  ]);
+  // One page of each non-empty column, newest first: a lateral read of the board index per column.
+  const filled = counts.filter((c) => c.n > page * BOARD_PAGE_SIZE).map((c) => c.status);
+  const rows = filled.length === 0 ? [] : await ctx.db
+    .selectFrom(sql<{ status: string }>`(select unnest(${filled}::text[]) as status)`.as("s"))
+    .innerJoinLateral(
+      (eb) =>
+        base().whereRef("t.status", "=", eb.ref("s.status")).select([
+          "t.id",
+          "t.number",
+          "t.title",
+          "t.status",
+          "t.type",
+          "t.tags",
+          "t.assignee_agent_id",
+          "t.sub_agent_name",
+          "t.reviewer_agent_id",
+          "t.human_only",
+          "t.status_changed_at",
+          "t.last_ledger_at",
+          sql<string | null>`t.review_history -> -1 ->> 'event'`.as("last_review"),
+        ]).orderBy("t.number", "desc").limit(BOARD_PAGE_SIZE).offset(page * BOARD_PAGE_SIZE).as("r"),
+      (join) => join.onTrue(),
+    )
+    .leftJoin("agents as a", "a.id", "r.assignee_agent_id")
+    .leftJoin("agents as rv", "rv.id", "r.reviewer_agent_id")
+    .selectAll("r").select(["a.name as assignee_name", "rv.name as reviewer_name"])
+    .orderBy("r.number", "desc").execute();
+  const staleBefore = now.getTime() - STALE_TICKET_MS;
+  const cards = rows.map((r): BoardCard => {
+    const quiet = r.last_ledger_at ?? r.status_changed_at;
+    return {
+      id: r.id,
+      key: `${project.prefix}-${r.number}`,
+      number: r.number,
+      title: r.title,
+      status: r.status,
+      type: r.type,
+      priority: priorityOf(r.tags),
+      tags: r.tags,
+      assigneeName: r.assignee_name === null
+        ? null
+        : r.sub_agent_name
+        ? `${r.assignee_name}/${r.sub_agent_name}`
+        : r.assignee_name,
+      reviewerName: r.reviewer_name,
+      reviewState: isReviewStatus(r.status) ? "in review" : r.last_review,
+      stale: r.status === "in_progress" && new Date(quiet).getTime() < staleBefore,
+      humanOnly: r.human_only,
+    };
+  });
+  const statuses = boardColumns(project.settings);
+  for (const c of counts) if (!statuses.includes(c.status)) statuses.push(c.status);
+  const columns = statuses.map((status) => ({
+    status,
+    total: counts.find((c) => c.status === status)?.n ?? 0,
+    cards: cards.filter((c) => c.status === status),
+  }));
+  const hasMore = columns.some((c) => c.total > (page + 1) * BOARD_PAGE_SIZE);
+  return { columns, page, pageSize: BOARD_PAGE_SIZE, hasMore, sprints, agents };
+}

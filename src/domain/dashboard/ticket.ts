@@ -1,0 +1,115 @@
+import type { AcceptanceCriterion } from "@/db/tables/work.ts";
+import type { ServiceCtx } from "@/domain/shared/context.ts";
+import { priorityOf } from "@/domain/tickets/serialize.ts";
+import { validTransitions } from "@/domain/tickets/workflow.ts";
+import type { DashboardMember } from "./access.ts";
+import { type FeedEntry, ledgerFeed } from "./ledger.ts";
+
+export interface TicketPage {
+  id: string;
+  key: string;
+  title: string;
+  description: string | null;
+  status: string;
+  type: string | null;
+  priority: string;
+  tags: string[];
+  riskClass: string | null;
+  branch: string | null;
+  humanOnly: boolean;
+  assigneeName: string | null;
+  reviewerName: string | null;
+  sprintName: string | null;
+  doneDefinition: string | null;
+  verificationCommand: string | null;
+  outOfScope: string | null;
+  expectedFiles: string[];
+  acceptanceCriteria: AcceptanceCriterion[];
+  criteriaAcknowledgedAt: Date | null;
+  reviewHistory: Record<string, unknown>[];
+  reviewHandoff: Record<string, unknown> | null;
+  createdAt: Date;
+  updatedAt: Date;
+  artifacts: { type: string; url: string; ref: string | null; title: string | null; status: string }[];
+  qaTests: { criterionIndex: number; title: string; status: string; evidence: string | null }[];
+  ledger: FeedEntry[];
+  ledgerNextBefore: string | null;
+  /** Statuses the workflow allows next (the move form offers these). */
+  moves: string[];
+}
+
+/**
+ * One ticket by key (`PREFIX-12`, case-insensitive) with what the ticket page shows: fields, criteria,
+ * review history, artifacts, the latest QA run's tests and one page of its ledger. Null when it is not a
+ * ticket of the project. Four queries.
+ */
+export async function ticketPage(
+  ctx: ServiceCtx,
+  member: DashboardMember,
+  key: string,
+  ledgerBefore?: string,
+): Promise<TicketPage | null> {
+  const { project } = member;
+  const m = /^([A-Za-z]{2,10})-(\d{1,9})$/.exec(key);
+  if (!m || m[1]!.toUpperCase() !== project.prefix) return null;
+  const row = await ctx.db.selectFrom("tickets as t")
+    .leftJoin("agents as a", "a.id", "t.assignee_agent_id")
+    .leftJoin("agents as rv", "rv.id", "t.reviewer_agent_id")
+    .leftJoin("sprints as s", "s.id", "t.sprint_id")
+    .selectAll("t").select(["a.name as assignee_name", "rv.name as reviewer_name", "s.name as sprint_name"])
+    .where("t.project_id", "=", project.id).where("t.number", "=", Number(m[2]))
+    .executeTakeFirst();
+  if (!row) return null;
+  const [artifacts, qaTests, ledger] = await Promise.all([
+    ctx.db.selectFrom("ticket_artifacts").select(["type", "url", "ref", "title", "status"])
+      .where("ticket_id", "=", row.id).orderBy("created_at", "desc").limit(50).execute(),
+    ctx.db.selectFrom("qa_tests").select(["criterion_index", "title", "status", "evidence"])
+      .where("qa_run_id", "=", (eb) =>
+        eb.selectFrom("qa_runs").select("id").where("ticket_id", "=", row.id)
+          .orderBy("created_at", "desc").limit(1))
+      .orderBy("criterion_index").execute(),
+    ledgerFeed(ctx, member, { ticketId: row.id, before: ledgerBefore }),
+  ]);
+  return {
+    id: row.id,
+    key: `${project.prefix}-${row.number}`,
+    title: row.title,
+    description: row.description,
+    status: row.status,
+    type: row.type,
+    priority: priorityOf(row.tags),
+    tags: row.tags,
+    riskClass: row.risk_class,
+    branch: row.branch,
+    humanOnly: row.human_only,
+    assigneeName: row.assignee_name === null
+      ? null
+      : row.sub_agent_name
+      ? `${row.assignee_name}/${row.sub_agent_name}`
+      : row.assignee_name,
+    reviewerName: row.reviewer_name,
+    sprintName: row.sprint_name,
+    doneDefinition: row.done_definition,
+    verificationCommand: row.verification_command,
+    outOfScope: row.out_of_scope,
+    expectedFiles: row.expected_files,
+    acceptanceCriteria: row.acceptance_criteria,
+    criteriaAcknowledgedAt: row.criteria_acknowledged_at,
+    reviewHistory: (row.review_history as Record<string, unknown>[]).filter((x) =>
+      x && typeof x === "object"
+    ),
+    reviewHandoff: row.review_handoff,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    artifacts,
+    qaTests: qaTests.map((t) => ({
+      criterionIndex: t.criterion_index,
+      title: t.title,
+      status: t.status,
+      evidence: t.evidence,
+    })),
+    ledger: ledger.entries,
+    ledgerNextBefore: ledger.nextBefore,
+    moves: validTransitions(project.settings, row.status),
+  };
+}
