@@ -1,4 +1,3 @@
-// deno-lint-ignore-file no-explicit-any
 /**
  * Every response a test receives through `callOn` is checked against the schema the published OpenAPI
  * document declares for its operation, status and content type, so the document stays true. A JSON
