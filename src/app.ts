@@ -89,7 +89,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const documentJson = JSON.stringify(document, null, 2) + "\n";
   app.get("/health", (c) => c.json({ ok: true, version: deps.config.version }));
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
-  app.get("/docs", (c) => c.html(docsPage(document as Parameters<typeof docsPage>[0])));
+  app.get("/docs", (c) => c.html(docsPage(document as unknown as Parameters<typeof docsPage>[0])));
   // The web dashboard for project members (server-rendered HTML, its own sign-in at `/`).
   app.route("/", dashboardApp());
   return app;

@@ -152,7 +152,7 @@ async function main() {
             Authorization: `Bearer ${token}`,
             ...(body ? { "Content-Type": "application/json" } : {}),
           },
-          body: body ? JSON.stringify(body) : undefined,
+          body: body ? JSON.stringify(body) : null,
         }),
       );
       const text = await res.text();

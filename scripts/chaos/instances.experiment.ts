@@ -185,7 +185,7 @@ async function req(
   const res = await fetch(`${inst.url}${path}`, {
     method,
     headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    body: options.body === undefined ? null : JSON.stringify(options.body),
     signal: AbortSignal.timeout(20_000),
   });
   const text = await res.text();

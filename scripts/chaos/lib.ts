@@ -284,7 +284,7 @@ export async function request(
         ...(options.body !== undefined ? { "Content-Type": "application/json" } : {}),
         ...options.headers,
       },
-      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+      body: options.body !== undefined ? JSON.stringify(options.body) : null,
       signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
     });
     const text = await res.text();

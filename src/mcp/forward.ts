@@ -105,7 +105,7 @@ export function createForward(options: ForwardOptions): Forward {
     const request = new Request(restUrlOf(base, call), {
       method: call.method,
       headers,
-      body,
+      body: body ?? null,
       signal: controller.signal,
     });
     return await withTimeout(exchange(send, request, call), timeoutMs, call, controller);

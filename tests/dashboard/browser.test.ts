@@ -257,7 +257,10 @@ Deno.test({
           .execute();
         await admin.goto(w.base);
         for (
-          const [link, heading] of [["Threads", "Threads"], ["Sprints", "Sprints"], ["Ledger", "Ledger"]]
+          const [link, heading] of [["Threads", "Threads"], ["Sprints", "Sprints"], [
+            "Ledger",
+            "Ledger",
+          ]] as const
         ) {
           await admin.getByRole("navigation", { name: "Project" }).getByRole("link", { name: link }).click();
           assert.equal(await admin.getByRole("heading", { level: 1 }).innerText(), heading);

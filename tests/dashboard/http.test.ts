@@ -25,7 +25,7 @@ class Client {
       body = new URLSearchParams(form).toString();
       h["Content-Type"] ??= "application/x-www-form-urlencoded";
     }
-    const res = await this.e.fetch(path, { method, headers: h, body, redirect: "manual" });
+    const res = await this.e.fetch(path, { method, headers: h, body: body ?? null, redirect: "manual" });
     for (const c of res.headers.getSetCookie()) {
       const [pair] = c.split(";");
       const [k, v] = pair!.split("=");

@@ -13,7 +13,11 @@ async function client(token?: string): Promise<SvcClient> {
     fetch: async (req: Request) => {
       const url = new URL(req.url);
       const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.text();
-      return await e.fetch(url.pathname + url.search, { method: req.method, headers: req.headers, body });
+      return await e.fetch(url.pathname + url.search, {
+        method: req.method,
+        headers: req.headers,
+        body: body ?? null,
+      });
     },
   });
 }

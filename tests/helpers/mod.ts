@@ -57,7 +57,7 @@ export async function callOn(e: TestEnv, method: string, path: string, options: 
       path.startsWith("/.well") || path.startsWith("/oauth/")
     ? path
     : `/api${path}`;
-  const res = await e.fetch(url, { method, headers, body });
+  const res = await e.fetch(url, { method, headers, body: body ?? null });
   const text = await res.text();
   let parsed: any = null;
   try {

@@ -15,7 +15,7 @@ export async function appFetch(): Promise<FetchLike> {
     return await e.fetch(url.pathname + url.search, {
       method: request.method,
       headers: request.headers,
-      body,
+      body: body ?? null,
     });
   };
 }

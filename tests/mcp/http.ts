@@ -24,7 +24,7 @@ export async function mcp(message: unknown, options: McpPost = {}): Promise<ApiR
     ...(options.headers ?? {}),
   };
   const body = method === "POST" ? (options.raw ?? JSON.stringify(message)) : undefined;
-  const res = await e.fetch("/mcp", { method, headers, body });
+  const res = await e.fetch("/mcp", { method, headers, body: body ?? null });
   const text = await res.text();
   let parsed: any = null;
   try {

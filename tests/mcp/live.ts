@@ -100,7 +100,7 @@ export async function signInAndApprove(
     const res = await fetch(url, {
       method: form ? "POST" : "GET",
       headers,
-      body: form ? new URLSearchParams(form).toString() : undefined,
+      body: form ? new URLSearchParams(form).toString() : null,
       redirect: "manual",
     });
     for (const cookie of res.headers.getSetCookie()) {

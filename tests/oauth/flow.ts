@@ -87,7 +87,7 @@ export class Browser {
       headers["Content-Type"] = "application/x-www-form-urlencoded";
       body = new URLSearchParams(form).toString();
     }
-    const res = await e.fetch(path, { method, headers, body, redirect: "manual" });
+    const res = await e.fetch(path, { method, headers, body: body ?? null, redirect: "manual" });
     for (const cookie of res.headers.getSetCookie()) {
       const [pair] = cookie.split(";");
       const eq = pair!.indexOf("=");

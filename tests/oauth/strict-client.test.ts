@@ -18,7 +18,7 @@ test("OAUTH-006 OAUTH-007 oauth4webapi completes discovery, registration, PKCE, 
       return e.fetch(target.pathname + target.search, {
         method: init.method,
         headers: init.headers,
-        body: init.body as BodyInit | undefined,
+        body: (init.body as BodyInit | undefined) ?? null,
         redirect: "manual",
       });
     },

@@ -31,7 +31,7 @@ test("RATE-011 RATE-020 RATE-021 RATE-026 free plan: the 501st unit in the hour 
 });
 
 test("RATE-012 RATE-013 RATE-014 plan limits appear in X-RateLimit-Limit", async () => {
-  for (const [plan, limit] of [["builder", "1500"], ["growth", "4000"], ["team", "15000"]]) {
+  for (const [plan, limit] of [["builder", "1500"], ["growth", "4000"], ["team", "15000"]] as const) {
     const { projectId } = await newProject({ plan });
     const agent = await pairAgent(projectId);
     const res = await call("GET", "/me", { token: agent.token });

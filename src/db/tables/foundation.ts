@@ -24,12 +24,12 @@ export interface UsersTable {
 
 /** Project settings as stored; every key optional. */
 export interface ProjectSettings {
-  requireType?: boolean;
-  allowedTypes?: string[];
-  requireDescription?: boolean;
-  columns?: string[];
-  threadsEnabled?: boolean;
-  ledgerStaleMinutes?: number;
+  requireType?: boolean | undefined;
+  allowedTypes?: string[] | undefined;
+  requireDescription?: boolean | undefined;
+  columns?: string[] | undefined;
+  threadsEnabled?: boolean | undefined;
+  ledgerStaleMinutes?: number | undefined;
   [key: string]: unknown;
 }
 

@@ -12,7 +12,7 @@ export interface SystemEntryInput {
   sessionId?: string | null;
   ticketId?: string | null;
   threadId?: string | null;
-  fileRef?: string | null;
+  fileRef?: string | null | undefined;
   payload?: Record<string, unknown> | null;
   now: Date;
   /**

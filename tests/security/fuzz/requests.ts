@@ -171,7 +171,7 @@ export interface BuiltRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
-  body?: string | Uint8Array;
+  body?: string | Uint8Array | undefined;
   mutations: string[];
   /** A short description for reports (long values elided). */
   summary(): string;
