@@ -79,75 +79,70 @@ function racedItem(file: string, now: Date): ClaimConflict {
   };
 }
 
+/** The files of one claim request, sorted by who holds them now. */
+export interface FileSplit {
+  /** Held by the caller itself: renewed. */
+  own: Holder[];
+  /** Held by the caller's parent agent, which allows sub-agents: worked under. */
+  inherited: Holder[];
+  /** Held by anyone else: the whole request is refused. */
+  conflicts: ClaimConflict[];
+  /** Held by nobody: claimed anew. */
+  free: string[];
+}
+
+/** Sorts each requested file by its live holder (own, inherited, conflict or free). */
+export function splitFiles(files: string[], holders: Holder[], input: AcquireInput): FileSplit {
+  const byFile = new Map(holders.map((h) => [h.file, h]));
+  const split: FileSplit = { own: [], inherited: [], conflicts: [], free: [] };
+  for (const file of files) {
+    const holder = byFile.get(file);
+    if (!holder) split.free.push(file);
+    else if (isSelf(holder, input)) split.own.push(holder);
+    else if (inheritsFrom(holder, input)) split.inherited.push(holder);
+    else split.conflicts.push(conflictOf(holder, input, input.now));
+  }
+  return split;
+}
+
+/**
+ * The answer of a claim that wrote: each file's view in request order (a renewed claim keeps its start,
+ * an inherited one its parent's times), and the flags `idempotent`+`renewed` (all files were the
+ * caller's), `inherited`, `restored` (a claim of an ended session, in its grace period, came back).
+ */
+export function acquireResult(
+  files: string[],
+  split: FileSplit,
+  input: AcquireInput,
+  expiresAt: Date,
+): AcquireResult {
+  const views = new Map<string, ClaimView>();
+  for (const h of split.own) views.set(h.file, view(h.file, h.claimedAt, expiresAt));
+  for (const h of split.inherited) views.set(h.file, view(h.file, h.claimedAt, h.expiresAt));
+  for (const file of split.free) views.set(file, view(file, input.now, expiresAt));
+  const result: AcquireResult = { claims: files.map((f) => views.get(f)!) };
+  if (split.own.length === files.length) {
+    result.idempotent = true;
+    result.renewed = true;
+  }
+  if (split.inherited.length > 0) result.inherited = true;
+  if (split.own.some((h) => h.sessionId !== input.sessionId && h.status === "grace_period")) {
+    result.restored = true;
+  }
+  return result;
+}
+
 async function acquire(trx: Trx, input: AcquireInput): Promise<AcquireResult> {
   const { projectId, now } = input;
   const files = [...new Set(input.files)];
   const expiresAt = new Date(now.getTime() + (input.estimatedSeconds ?? DEFAULT_CLAIM_MS / 1000) * 1000);
 
   const expiredEvent = await releaseDeadClaims(trx, projectId, files, now);
-  const holders = await liveHolders(trx, projectId, files, now);
-  const byFile = new Map(holders.map((h) => [h.file, h]));
-
-  const own: Holder[] = [];
-  const inherited: Holder[] = [];
-  const conflicts: ClaimConflict[] = [];
-  const free: string[] = [];
-  for (const file of files) {
-    const holder = byFile.get(file);
-    if (!holder) free.push(file);
-    else if (isSelf(holder, input)) own.push(holder);
-    else if (inheritsFrom(holder, input)) inherited.push(holder);
-    else conflicts.push(conflictOf(holder, input, now));
-  }
-  if (conflicts.length > 0) throw conflictError(conflicts);
-
-  const views = new Map<string, ClaimView>();
-  const restored = own.some((h) => h.sessionId !== input.sessionId && h.status === "grace_period");
-  const ownClaimIds = [...new Set(own.map((h) => h.claimId))];
-  if (ownClaimIds.length > 0) {
-    const renewed = await trx.updateTable("claims")
-      .set({
-        expires_at: expiresAt,
-        session_id: input.sessionId,
-        ...(input.commitSha ? { commit_sha: input.commitSha } : {}),
-        ...(input.allowSubAgents !== undefined ? { allow_sub_agents: input.allowSubAgents } : {}),
-        ...(input.ticketId ? { ticket_id: input.ticketId } : {}),
-      })
-      .where("id", "in", ownClaimIds)
-      .where("released_at", "is", null)
-      .returning("id")
-      .execute();
-    if (renewed.length !== ownClaimIds.length) throw raceError(own, renewed.map((r) => r.id), now);
-    for (const h of own) views.set(h.file, view(h.file, h.claimedAt, expiresAt));
-  }
-  for (const h of inherited) views.set(h.file, view(h.file, h.claimedAt, h.expiresAt));
-
-  let claimId: string | null = null;
-  if (free.length > 0) {
-    claimId = crypto.randomUUID();
-    await trx.insertInto("claims").values({
-      id: claimId,
-      project_id: projectId,
-      agent_id: input.agentId,
-      sub_agent_name: input.subAgentName,
-      session_id: input.sessionId,
-      ticket_id: input.ticketId,
-      commit_sha: input.commitSha ?? null,
-      allow_sub_agents: input.allowSubAgents ?? false,
-      claimed_at: now,
-      expires_at: expiresAt,
-    }).execute();
-    await insertFiles(trx, claimId, free, input);
-    for (const file of free) views.set(file, view(file, now, expiresAt));
-  }
-
-  const result: AcquireResult = { claims: files.map((f) => views.get(f)!) };
-  if (own.length === files.length) {
-    result.idempotent = true;
-    result.renewed = true;
-  }
-  if (inherited.length > 0) result.inherited = true;
-  if (restored) result.restored = true;
+  const split = splitFiles(files, await liveHolders(trx, projectId, files, now), input);
+  if (split.conflicts.length > 0) throw conflictError(split.conflicts);
+  const ownClaimIds = await renewOwn(trx, split.own, input, expiresAt);
+  const claimId = await insertClaim(trx, split.free, input, expiresAt);
+  const result = acquireResult(files, split, input, expiresAt);
 
   if (expiredEvent) await recordEvent(trx, expiredEvent);
   await writeSystemEntry(trx, {
@@ -166,19 +161,64 @@ async function acquire(trx: Trx, input: AcquireInput): Promise<AcquireResult> {
     projectId,
     kind: "claim.acquired",
     entityType: "claim",
-    entityId: claimId ?? ownClaimIds[0] ?? inherited[0]?.claimId ?? null,
+    entityId: claimId ?? ownClaimIds[0] ?? split.inherited[0]?.claimId ?? null,
     agentId: input.agentId,
     data: {
       files,
       subAgentName: input.subAgentName,
       ticketId: input.ticketId,
       expiresAt: expiresAt.toISOString(),
-      renewed: own.map((h) => h.file),
-      inherited: inherited.map((h) => h.file),
+      renewed: split.own.map((h) => h.file),
+      inherited: split.inherited.map((h) => h.file),
     },
     now,
   });
   return result;
+}
+
+/** Renews the caller's own live claims; one released meanwhile is a 409. Returns the claim ids. */
+async function renewOwn(trx: Trx, own: Holder[], input: AcquireInput, expiresAt: Date): Promise<string[]> {
+  const ids = [...new Set(own.map((h) => h.claimId))];
+  if (ids.length === 0) return ids;
+  const renewed = await trx.updateTable("claims")
+    .set({
+      expires_at: expiresAt,
+      session_id: input.sessionId,
+      ...(input.commitSha ? { commit_sha: input.commitSha } : {}),
+      ...(input.allowSubAgents !== undefined ? { allow_sub_agents: input.allowSubAgents } : {}),
+      ...(input.ticketId ? { ticket_id: input.ticketId } : {}),
+    })
+    .where("id", "in", ids)
+    .where("released_at", "is", null)
+    .returning("id")
+    .execute();
+  if (renewed.length !== ids.length) throw raceError(own, renewed.map((r) => r.id), input.now);
+  return ids;
+}
+
+/** One new claim for the free files, or null when there are none. */
+async function insertClaim(
+  trx: Trx,
+  free: string[],
+  input: AcquireInput,
+  expiresAt: Date,
+): Promise<string | null> {
+  if (free.length === 0) return null;
+  const claimId = crypto.randomUUID();
+  await trx.insertInto("claims").values({
+    id: claimId,
+    project_id: input.projectId,
+    agent_id: input.agentId,
+    sub_agent_name: input.subAgentName,
+    session_id: input.sessionId,
+    ticket_id: input.ticketId,
+    commit_sha: input.commitSha ?? null,
+    allow_sub_agents: input.allowSubAgents ?? false,
+    claimed_at: input.now,
+    expires_at: expiresAt,
+  }).execute();
+  await insertFiles(trx, claimId, free, input);
+  return claimId;
 }
 
 /**

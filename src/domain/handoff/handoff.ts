@@ -1,28 +1,37 @@
-import { sql } from "kysely";
 import type { DbOrTrx, Trx } from "@/db/database.ts";
-import { toJson } from "@/db/tables/types.ts";
-import { releaseClaims } from "@/domain/claims/release.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { closeSessions } from "@/domain/sessions/close.ts";
+import type { Actor } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
-import { upsertArtifact } from "@/domain/tickets/artifacts.ts";
 import { resolveTicketRef } from "@/domain/tickets/refs.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
-import { appendReviewHistory, observedConflict } from "@/domain/tickets/workflow.ts";
 import { countModulesDone } from "./modules.ts";
 import { type NextAction, nextActionAfterHandoff } from "./next-action.ts";
+import {
+  completedContent,
+  doneEntry,
+  handoffResponse,
+  handoffSuggestions,
+  type HandoffTarget,
+  pullRequestViews,
+  releaseContent,
+  reviewHandoffOf,
+  targetOf,
+  type Written,
+} from "./plan.ts";
 import {
   checkTicketForHandoff,
   findOwnSession,
   notGenerator,
   OPEN_SESSION_STATUSES,
+  type SessionRow,
 } from "./preconditions.ts";
-import { createQaRun, evidenceCriteria } from "./qa.ts";
-import { handoffTarget, isTrivialChange, type ReviewMode } from "./review-mode.ts";
+import type { ReviewMode } from "./review-mode.ts";
 import { toolResultsJob } from "./tool-results.ts";
-import { type ArtifactView, handoffWarnings, type Remediation } from "./warnings.ts";
+import { handoffWarnings, type Remediation } from "./warnings.ts";
+import { type HandoffAt, maybeQaRun, moveTicket, releaseIdentity, storeArtifact } from "./write.ts";
 
 export interface HandoffArtifact {
   type: "pull_request" | "branch" | "commit" | "deploy";
@@ -63,36 +72,6 @@ export interface HandoffResult {
   pullRequest?: { url: string; ref: string | null; title: string | null };
 }
 
-/**
- * Stores one handed-off artifact on the ticket with the upsert POST /ticket/{id}/artifacts uses: the same
- * type and URL already on the ticket is updated in place; a commit is stored `closed`, anything else `open`.
- */
-async function storeArtifact(
-  trx: Trx,
-  at: { projectId: string; agentId: string; ticketId: string; now: Date },
-  a: HandoffArtifact,
-): Promise<void> {
-  const { row, created } = await upsertArtifact(trx, {
-    ticketId: at.ticketId,
-    agentId: at.agentId,
-    now: at.now,
-    type: a.type,
-    url: a.url,
-    ref: a.ref,
-    title: a.title,
-    metadata: a.metadata,
-  });
-  await recordEvent(trx, {
-    projectId: at.projectId,
-    kind: created ? "artifact.added" : "artifact.updated",
-    entityType: "artifact",
-    entityId: row.id,
-    agentId: at.agentId,
-    data: { ticketId: at.ticketId, type: a.type, url: a.url, by: "handoff" },
-    now: at.now,
-  });
-}
-
 /** Whether the session already has its DONE entry (HAND-040: a repeat answers `duplicate: true`). */
 async function hasDone(db: DbOrTrx, sessionId: string): Promise<boolean> {
   const done = await db.selectFrom("ledger_entries").select("id").where("session_id", "=", sessionId)
@@ -100,25 +79,24 @@ async function hasDone(db: DbOrTrx, sessionId: string): Promise<boolean> {
   return done !== undefined;
 }
 
+/** HAND-040: the answer to a repeat handoff, which writes nothing. */
+async function duplicate(db: DbOrTrx, projectId: string): Promise<HandoffResult> {
+  return { ok: true, modulesDone: await countModulesDone(db, projectId), duplicate: true };
+}
+
 /**
- * POST /handoff. Validates everything first, then writes in ONE transaction: artifacts, the diffStat
- * PROGRESS entry, the single ticket move (compare-and-swap on the observed status and assignee), the
- * QA run, the release of every claim of the identity with a STATUS entry, the DONE and AGENT_COMPLETED
- * entries, the session completion (token revoked) and the background job for `toolResults`.
+ * The caller's open session that may be handed off, or null when it was handed off already (HAND-040).
+ * Checks in this order: own session (HAND-021), repeat, still open, has a PROGRESS entry (HAND-027).
  */
-export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<HandoffResult> {
-  const { actor, db } = ctx;
-  if (actor.role !== "generator") throw notGenerator(actor);
-  const session = await findOwnSession(db, actor, input.sessionId);
+async function sessionToHandOff(db: DbOrTrx, actor: Actor, sessionId: string): Promise<SessionRow | null> {
+  const session = await findOwnSession(db, actor, sessionId);
   if (!session) {
-    throw fail.validation(`Cannot hand off session "${input.sessionId}": it is not your session`, {
+    throw fail.validation(`Cannot hand off session "${sessionId}": it is not your session`, {
       fields: [{ path: "sessionId", message: "Not a session of the caller", code: "custom" }],
       recovery: recovery("PROVIDE_SESSION_ID", "GET /me", "Use your own sessionId (GET /me returns it)"),
     });
   }
-  if (await hasDone(db, session.id)) {
-    return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
-  }
+  if (await hasDone(db, session.id)) return null;
   if (!OPEN_SESSION_STATUSES.includes(session.status)) {
     throw fail.conflict(`Cannot hand off session "${session.id}": it is already ${session.status}`, {
       sessionStatus: session.status,
@@ -136,294 +114,182 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
       }),
     });
   }
+  return session;
+}
 
-  const project = await db.selectFrom("projects").select(["review_mode", "settings"])
-    .where("id", "=", actor.projectId).executeTakeFirstOrThrow();
-  const now = ctx.clock.now();
-  let ticket: TicketRow | null = null;
-  let adopt = false;
-  if (input.ticketId !== undefined) {
-    const id = await resolveTicketRef(db, actor.projectId, input.ticketId);
-    ticket = await db.selectFrom("tickets").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
-    const claim = await db.selectFrom("claims").select("id").where("ticket_id", "=", id)
-      .where("agent_id", "=", actor.agentId).where("released_at", "is", null).where("expires_at", ">", now)
-      .limit(1).executeTakeFirst();
-    adopt = checkTicketForHandoff(ticket, input.ticketId, actor, claim !== undefined).adopt;
-  }
+/** The named ticket, checked for handoff (HAND-007, HAND-028..034), and whether the caller adopts it. */
+async function ticketToHandOff(
+  db: DbOrTrx,
+  actor: Actor,
+  ref: string | undefined,
+  now: Date,
+): Promise<{ ticket: TicketRow | null; adopt: boolean }> {
+  if (ref === undefined) return { ticket: null, adopt: false };
+  const id = await resolveTicketRef(db, actor.projectId, ref);
+  const ticket = await db.selectFrom("tickets").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const claim = await db.selectFrom("claims").select("id").where("ticket_id", "=", id)
+    .where("agent_id", "=", actor.agentId).where("released_at", "is", null).where("expires_at", ">", now)
+    .limit(1).executeTakeFirst();
+  return { ticket, adopt: checkTicketForHandoff(ticket, ref, actor, claim !== undefined).adopt };
+}
 
+/** What the warnings judge: the files the identity holds, the ledger of the session and ticket, stored PRs. */
+async function loadEvidence(
+  db: DbOrTrx,
+  actor: Actor,
+  sessionId: string,
+  ticket: TicketRow | null,
+  now: Date,
+) {
   const heldFiles = await db.selectFrom("claim_files as f").innerJoin("claims as c", "c.id", "f.claim_id")
     .select("f.file").where("c.project_id", "=", actor.projectId).where("c.agent_id", "=", actor.agentId)
     .where("c.released_at", "is", null).where("f.released_at", "is", null).where("c.expires_at", ">", now)
     .execute();
-  const touched = [...new Set(heldFiles.map((f) => f.file))].sort();
   const entries = await db.selectFrom("ledger_entries").select(["type", "content", "file_ref"])
     .where("project_id", "=", actor.projectId)
     .where((eb) =>
-      ticket ? eb.or([eb("session_id", "=", session.id), eb("ticket_id", "=", ticket.id)]) : eb(
-        "session_id",
-        "=",
-        session.id,
-      )
+      ticket
+        ? eb.or([eb("session_id", "=", sessionId), eb("ticket_id", "=", ticket.id)])
+        : eb("session_id", "=", sessionId)
     ).execute();
   const storedPrs = ticket
     ? await db.selectFrom("ticket_artifacts").select(["type", "url", "status", "metadata"])
       .where("ticket_id", "=", ticket.id).where("type", "=", "pull_request").execute()
     : [];
-  const artifacts = input.artifacts ?? [];
-  const prViews: ArtifactView[] = [
-    ...artifacts.map((a) => ({ type: a.type, url: a.url, metadata: a.metadata })),
-    // A stored PR the handoff sends again is judged by what the handoff sends (it replaces it).
-    ...storedPrs.filter((a) => !artifacts.some((b) => b.type === a.type && b.url === a.url))
-      .map((a) => ({ type: a.type, url: a.url, status: a.status, metadata: a.metadata })),
-  ];
-  const { warnings, remediations } = handoffWarnings({
-    ticket: ticket ? { verificationCommand: ticket.verification_command } : null,
+  return {
+    touched: [...new Set(heldFiles.map((f) => f.file))].sort(),
     entries: entries.map((e) => ({ type: e.type, content: e.content, fileRef: e.file_ref })),
-    releasedFiles: touched,
-    artifacts: prViews,
+    storedPrs,
+  };
+}
+
+interface HandoffPlan {
+  input: HandoffInput;
+  artifacts: HandoffArtifact[];
+  ticket: TicketRow | null;
+  adopt: boolean;
+  target: HandoffTarget;
+  reviewHandoff: Record<string, unknown> | null;
+}
+
+/**
+ * The handoff's writes, in one transaction: artifacts, the diffStat PROGRESS entry (HAND-025), the ticket
+ * move and QA run, the release of the identity's claims with its STATUS entry, the DONE and AGENT_COMPLETED
+ * entries, the background job for `toolResults` (HAND-026) and the session completion (HAND-039).
+ */
+async function writeHandoff(trx: Trx, at: HandoffAt, plan: HandoffPlan): Promise<Written> {
+  const { actor, now } = at;
+  const { input, artifacts, ticket, target } = plan;
+  const ticketId = ticket?.id ?? null;
+  const base = { projectId: actor.projectId, agentId: actor.agentId, subAgentName: actor.subAgentName };
+  const entry = { ...base, sessionId: at.sessionId, ticketId, now };
+  if (ticket) { for (const a of artifacts) await storeArtifact(trx, at, ticket.id, a); }
+  if (input.diffStat) {
+    const diff = { type: "PROGRESS", content: input.diffStat, payload: { diffStat: true } } as const;
+    await writeSystemEntry(trx, { source: "agent", ...entry, ...diff });
+  }
+  let qa: Written["qa"] = null;
+  let advanced = false;
+  if (ticket && target) {
+    advanced = await moveTicket(trx, at, {
+      ticket,
+      target,
+      adopt: plan.adopt,
+      reviewHandoff: plan.reviewHandoff,
+    });
+    qa = await maybeQaRun(trx, at, ticket, target);
+  }
+  const files = await releaseIdentity(trx, at);
+  const release = { action: "handoff_release", files };
+  await writeSystemEntry(trx, { ...entry, type: "STATUS", content: releaseContent(files), payload: release });
+  await writeSystemEntry(trx, {
+    source: "agent",
+    ...entry,
+    type: "DONE",
+    ...doneEntry(input, artifacts, target),
   });
+  const ticketStatus = target?.status ?? null;
+  await writeSystemEntry(trx, {
+    ...entry,
+    type: "AGENT_COMPLETED",
+    content: completedContent(actor, input.moduleName),
+    payload: { moduleName: input.moduleName, ticketStatus },
+  });
+  if (input.toolResults && input.toolResults.length > 0) {
+    const job = { ...base, sessionId: at.sessionId, ticketId, toolResults: input.toolResults };
+    await trx.insertInto("pending_jobs").values(toolResultsJob(job, now)).execute();
+  }
+  const closed = await closeSessions(trx, {
+    projectId: actor.projectId,
+    sessionIds: [at.sessionId],
+    status: "complete",
+    byAgentId: actor.agentId,
+    reason: "handoff",
+    now,
+  });
+  if (closed.length === 0) {
+    throw fail.conflict(`Cannot hand off session "${at.sessionId}": it closed during the call`);
+  }
+  await recordEvent(trx, {
+    projectId: actor.projectId,
+    kind: "handoff.completed",
+    entityType: "session",
+    entityId: at.sessionId,
+    agentId: actor.agentId,
+    data: { moduleName: input.moduleName, ticketId, ticketStatus },
+    now,
+  });
+  return {
+    qa,
+    advanced,
+    modulesDone: await countModulesDone(trx, actor.projectId),
+    nextAction: await nextActionAfterHandoff(trx, { projectId: actor.projectId, agentId: actor.agentId }),
+  };
+}
 
-  const mode = project.review_mode;
-  const target = ticket
-    ? handoffTarget(mode, project.settings, ticket.status, () =>
-      isTrivialChange({
-        riskClass: ticket.risk_class,
-        criteria: ticket.acceptance_criteria,
-        files: touched.length > 0 ? touched : ticket.expected_files,
-        diffStat: input.diffStat,
-      }))
-    : null;
+/**
+ * POST /handoff. Validates everything first, then writes in ONE transaction (see `writeHandoff`): the
+ * ticket moves once, by compare-and-swap on its observed status and assignee.
+ */
+export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<HandoffResult> {
+  const { actor, db } = ctx;
+  if (actor.role !== "generator") throw notGenerator(actor);
+  const session = await sessionToHandOff(db, actor, input.sessionId);
+  if (session === null) return duplicate(db, actor.projectId);
+
+  const project = await db.selectFrom("projects").select(["review_mode", "settings"])
+    .where("id", "=", actor.projectId).executeTakeFirstOrThrow();
+  const now = ctx.clock.now();
+  const { ticket, adopt } = await ticketToHandOff(db, actor, input.ticketId, now);
+  const { touched, entries, storedPrs } = await loadEvidence(db, actor, session.id, ticket, now);
+  const artifacts = input.artifacts ?? [];
+  const warnings = handoffWarnings({
+    ticket: ticket ? { verificationCommand: ticket.verification_command } : null,
+    entries,
+    releasedFiles: touched,
+    artifacts: pullRequestViews(artifacts, storedPrs),
+  });
+  const target = targetOf(project, ticket, touched, input.diffStat);
   const firstPr = artifacts.find((a) => a.type === "pull_request");
+  const reviewHandoff = ticket && target ? reviewHandoffOf(ticket, target, input, touched, firstPr) : null;
 
-  const written = await db.transaction().execute(async (trx) => {
-    const base = {
-      projectId: actor.projectId,
-      agentId: actor.agentId,
-      subAgentName: actor.subAgentName,
-      sessionId: session.id,
-      ticketId: ticket?.id ?? null,
-      now,
-    };
-    if (ticket) {
-      for (const a of artifacts) await storeArtifact(trx, { ...base, ticketId: ticket.id }, a);
-    }
-    if (input.diffStat) {
-      await writeSystemEntry(trx, {
-        source: "agent",
-        ...base,
-        type: "PROGRESS",
-        content: input.diffStat,
-        payload: { diffStat: true },
-      });
-    }
-
-    let qa: { id: string; tests: number; criteria: number } | null = null;
-    let advanced = false;
-    if (ticket && target) {
-      const changed = target.status !== ticket.status;
-      const reviewHandoff = target.reviewRequired
-        ? {
-          summary: input.summary,
-          changedFiles: touched.length > 0 ? touched : ticket.expected_files,
-          branch: ticket.branch,
-          ...(firstPr ? { prUrl: firstPr.url } : {}),
-        }
-        : null;
-      const moved = await trx.updateTable("tickets").set({
-        status: target.status,
-        updated_at: now,
-        // The column's update type is the serialized JSON; the append is done in SQL.
-        review_history: sql<string>`${
-          appendReviewHistory({
-            action: "handoff",
-            from: ticket.status,
-            to: target.status,
-            agentId: actor.agentId,
-            subAgentName: actor.subAgentName,
-            at: now.toISOString(),
-          })
-        }`,
-        ...(changed ? { status_changed_at: now } : {}),
-        ...(reviewHandoff ? { review_handoff: toJson(reviewHandoff) } : {}),
-        ...(adopt ? { assignee_agent_id: actor.agentId, sub_agent_name: actor.subAgentName } : {}),
-      }).where("id", "=", ticket.id).where("status", "=", ticket.status)
-        .where((eb) =>
-          ticket.assignee_agent_id === null
-            ? eb("assignee_agent_id", "is", null)
-            : eb("assignee_agent_id", "=", ticket.assignee_agent_id)
-        )
-        .returning("id").executeTakeFirst();
-      if (!moved) throw await observedConflict(trx, ticket.id, ticket.status, ticket.assignee_agent_id);
-      advanced = changed;
-      if (adopt && !changed) {
-        await recordEvent(trx, {
-          projectId: actor.projectId,
-          kind: "ticket.updated",
-          entityType: "ticket",
-          entityId: ticket.id,
-          agentId: actor.agentId,
-          data: { number: ticket.number, assigneeAgentId: actor.agentId, by: "handoff" },
-          now,
-        });
-      }
-      if (changed) {
-        await recordEvent(trx, {
-          projectId: actor.projectId,
-          kind: "ticket.moved",
-          entityType: "ticket",
-          entityId: ticket.id,
-          agentId: actor.agentId,
-          data: {
-            number: ticket.number,
-            from: ticket.status,
-            to: target.status,
-            by: "handoff",
-            ...(adopt ? { assigneeAgentId: actor.agentId } : {}),
-          },
-          now,
-        });
-      }
-      const needEvidence = evidenceCriteria(ticket.acceptance_criteria);
-      if (target.reviewRequired && needEvidence.length > 0) {
-        const id = await createQaRun(trx, {
-          projectId: actor.projectId,
-          ticketId: ticket.id,
-          sessionId: session.id,
-          agentId: actor.agentId,
-          criteria: needEvidence,
-          now,
-        });
-        qa = { id, tests: needEvidence.length, criteria: ticket.acceptance_criteria.length };
-      }
-    }
-
-    const holders = await trx.selectFrom("claims").select("sub_agent_name").distinct()
-      .where("project_id", "=", actor.projectId).where("agent_id", "=", actor.agentId)
-      .where("released_at", "is", null).execute();
-    const released: string[] = [];
-    for (const h of holders) {
-      released.push(
-        ...await releaseClaims(trx, {
-          projectId: actor.projectId,
-          agentId: actor.agentId,
-          subAgentName: h.sub_agent_name,
-          all: true,
-          sessionId: session.id,
-          now,
-        }),
-      );
-    }
-    const files = [...new Set(released)].sort();
-    await writeSystemEntry(trx, {
-      ...base,
-      type: "STATUS",
-      content: files.length > 0
-        ? `Handoff released ${files.length} file(s): ${files.join(", ")}`.slice(0, 2000)
-        : "Handoff released no files",
-      payload: { action: "handoff_release", files },
-    });
-    await writeSystemEntry(trx, {
-      source: "agent",
-      ...base,
-      type: "DONE",
-      content: `${input.moduleName}: ${input.summary}`.slice(0, 2000),
-      payload: {
-        kind: "handoff",
-        moduleName: input.moduleName,
-        summary: input.summary,
-        ...(input.testResults !== undefined ? { testResults: input.testResults } : {}),
-        artifacts,
-        ticketStatus: target?.status ?? null,
-      },
-    });
-    await writeSystemEntry(trx, {
-      ...base,
-      type: "AGENT_COMPLETED",
-      content:
-        `${actor.subAgentName ? `${actor.agentName}/${actor.subAgentName}` : actor.agentName} completed ` +
-        `${input.moduleName}`,
-      payload: { moduleName: input.moduleName, ticketStatus: target?.status ?? null },
-    });
-    if (input.toolResults && input.toolResults.length > 0) {
-      await trx.insertInto("pending_jobs").values(toolResultsJob({
-        projectId: actor.projectId,
-        agentId: actor.agentId,
-        subAgentName: actor.subAgentName,
-        sessionId: session.id,
-        ticketId: ticket?.id ?? null,
-        toolResults: input.toolResults,
-      }, now)).execute();
-    }
-    const closed = await closeSessions(trx, {
-      projectId: actor.projectId,
-      sessionIds: [session.id],
-      status: "complete",
-      byAgentId: actor.agentId,
-      reason: "handoff",
-      now,
-    });
-    if (closed.length === 0) {
-      throw fail.conflict(`Cannot hand off session "${session.id}": it closed during the call`);
-    }
-    await recordEvent(trx, {
-      projectId: actor.projectId,
-      kind: "handoff.completed",
-      entityType: "session",
-      entityId: session.id,
-      agentId: actor.agentId,
-      data: {
-        moduleName: input.moduleName,
-        ticketId: ticket?.id ?? null,
-        ticketStatus: target?.status ?? null,
-      },
-      now,
-    });
-    return {
-      qa,
-      advanced,
-      modulesDone: await countModulesDone(trx, actor.projectId),
-      nextAction: await nextActionAfterHandoff(trx, { projectId: actor.projectId, agentId: actor.agentId }),
-    };
-  }).catch(async (err) => {
+  const at = { actor, sessionId: session.id, now };
+  const plan = { input, artifacts, ticket, adopt, target, reviewHandoff };
+  const written = await db.transaction().execute((trx) => writeHandoff(trx, at, plan)).catch(async (err) => {
     // A concurrent handoff of the same session won the race (its commit moved the ticket or closed the
     // session under this one, which rolled back): answer as the repeat would (HAND-040), not 409.
     if (err instanceof DomainError && err.status === 409 && await hasDone(db, session.id)) return null;
     throw err;
   });
-  if (written === null) {
-    return { ok: true, modulesDone: await countModulesDone(db, actor.projectId), duplicate: true };
-  }
-
-  const suggestions: string[] = [];
-  if (ticket && artifacts.length === 0 && !ticket.no_artifact) {
-    suggestions.push(
-      "Attach the pull request, branch or commit as an artifact so reviewers can find the change",
-    );
-  }
-  if (ticket && input.testResults === undefined) {
-    suggestions.push("Send testResults with the handoff: a one-line outcome of your verification run");
-  }
-  return {
-    ok: true,
-    modulesDone: written.modulesDone,
-    ticketAdvanced: written.advanced,
-    nextAction: written.nextAction,
-    ...(ticket && target?.reviewRequired
-      ? {
-        review: {
-          required: true,
-          mode,
-          qaRunId: written.qa?.id ?? null,
-          criteriaCount: ticket.acceptance_criteria.length,
-          qaTestCount: written.qa?.tests ?? 0,
-          ticketStatus: target.status,
-        },
-      }
-      : {}),
-    ...(warnings.length > 0 ? { warnings, remediations } : {}),
-    ...(suggestions.length > 0 ? { suggestions } : {}),
-    ...(firstPr
-      ? { pullRequest: { url: firstPr.url, ref: firstPr.ref ?? null, title: firstPr.title ?? null } }
-      : {}),
-  };
+  if (written === null) return duplicate(db, actor.projectId);
+  const suggestions = handoffSuggestions(ticket, input, artifacts);
+  return handoffResponse({
+    ticket,
+    target,
+    mode: project.review_mode,
+    written,
+    warnings,
+    suggestions,
+    firstPr,
+  });
 }

@@ -38,28 +38,30 @@ function truncate(text: string): string {
   return text.length <= MAX_CONTENT ? text : `${text.slice(0, MAX_CONTENT - 1)}…`;
 }
 
-/** Applies the payload, type, label, session, ticket and thread rules; throws the spec's refusals. */
-export async function prepareEntry(
-  db: DbOrTrx,
-  actor: Actor,
-  input: LedgerEntryInput,
-): Promise<PreparedEntry> {
-  if (SERVICE_ONLY.has(input.type)) {
-    throw new DomainError(422, "INVALID", `${input.type} entries are written by the service only`, {
+/** Who may write which type: some types are the service's only, lifecycle ones also orchestrators'. */
+export function checkEntryType(actor: Pick<Actor, "role">, type: LedgerEntryInput["type"]): void {
+  if (SERVICE_ONLY.has(type)) {
+    throw new DomainError(422, "INVALID", `${type} entries are written by the service only`, {
       field: "type",
     });
   }
-  if (ORCHESTRATOR_LIFECYCLE.has(input.type) && actor.role !== "orchestrator") {
+  if (ORCHESTRATOR_LIFECYCLE.has(type) && actor.role !== "orchestrator") {
     throw new DomainError(
       422,
       "INVALID",
-      `${input.type} entries are written by the service, or by orchestrators for their sub-agents`,
+      `${type} entries are written by the service, or by orchestrators for their sub-agents`,
       { field: "type", actualRole: actor.role },
     );
   }
+}
 
-  let content = input.content ?? "";
-  let payload: Record<string, unknown> | null = input.payload ?? null;
+/**
+ * The stored content and payload: a PROGRESS payload `{ did, next, blockers? }` also writes the content;
+ * a DECISION needs `payload.rationale`. Other types store what was sent.
+ */
+export function entryBody(
+  input: Pick<LedgerEntryInput, "type" | "content" | "payload">,
+): Pick<PreparedEntry, "content" | "payload"> {
   if (input.type === "PROGRESS" && input.payload !== undefined) {
     const parsed = ProgressPayload.safeParse(input.payload);
     if (!parsed.success) {
@@ -67,13 +69,14 @@ export async function prepareEntry(
         fields: fieldErrors(parsed.error, "payload"),
       });
     }
+    const { did, next } = parsed.data;
     const blockers = parsed.data.blockers ?? [];
-    payload = { did: parsed.data.did, next: parsed.data.next, blockers };
-    content = truncate(
-      `Did: ${parsed.data.did}\nNext: ${parsed.data.next}` +
-        (blockers.length > 0 ? `\nBlockers: ${blockers.join("; ")}` : ""),
+    const content = truncate(
+      `Did: ${did}\nNext: ${next}` + (blockers.length > 0 ? `\nBlockers: ${blockers.join("; ")}` : ""),
     );
+    return { content, payload: { did, next, blockers } };
   }
+  const content = input.content ?? "";
   if (input.type === "DECISION") {
     const parsed = DecisionPayload.safeParse(input.payload ?? {});
     if (!parsed.success) {
@@ -82,11 +85,18 @@ export async function prepareEntry(
         payloadHint: { rationale: "<why this option>", alternatives: ["<option considered>"] },
       });
     }
-    payload = { rationale: parsed.data.rationale, alternatives: parsed.data.alternatives ?? [] };
+    return {
+      content,
+      payload: { rationale: parsed.data.rationale, alternatives: parsed.data.alternatives ?? [] },
+    };
   }
+  return { content, payload: input.payload ?? null };
+}
 
-  const labels = [...new Set(input.labels ?? [])];
-  const unknown = unknownLabels(labels);
+/** The labels without duplicates; an unknown one refuses the entry. */
+export function entryLabels(labels: string[] | undefined): string[] {
+  const unique = [...new Set(labels ?? [])];
+  const unknown = unknownLabels(unique);
   if (unknown.length > 0) {
     throw new DomainError(422, "INVALID", `Unknown ledger label(s): ${unknown.join(", ")}`, {
       field: "labels",
@@ -94,34 +104,47 @@ export async function prepareEntry(
       validLabels: [...LEDGER_LABELS],
     });
   }
+  return unique;
+}
 
+/** Applies the payload, type, label, session, ticket and thread rules; throws the spec's refusals. */
+export async function prepareEntry(
+  db: DbOrTrx,
+  actor: Actor,
+  input: LedgerEntryInput,
+): Promise<PreparedEntry> {
+  checkEntryType(actor, input.type);
+  const { content, payload } = entryBody(input);
+  const labels = entryLabels(input.labels);
   const sessionId = await resolveSession(db, actor, input.sessionId);
-
-  let ticketId: string | null = null;
-  if (input.ticketId !== undefined) {
-    ticketId = await findTicketId(db, actor.projectId, input.ticketId);
-    if (!ticketId) {
-      throw fail.unprocessable(`Cannot find ticket "${input.ticketId}" in this project`, {
-        ref: input.ticketId,
-        fields: [{ path: "ticketId", message: "does not resolve", code: "custom" }],
-        recovery: resolveRefRecovery(input.ticketId),
-      });
-    }
-  }
-
-  let threadId: string | null = null;
-  if (input.threadId !== undefined) {
-    const thread = await db.selectFrom("threads").select("id").where("id", "=", input.threadId.toLowerCase())
-      .where("project_id", "=", actor.projectId).executeTakeFirst();
-    if (!thread) {
-      throw fail.unprocessable(`No thread ${input.threadId} in this project`, {
-        fields: [{ path: "threadId", message: "unknown thread", code: "custom" }],
-      });
-    }
-    threadId = thread.id;
-  }
-
+  const ticketId = input.ticketId === undefined ? null : await resolveTicket(db, actor, input.ticketId);
+  const threadId = input.threadId === undefined ? null : await resolveThread(db, actor, input.threadId);
   return { type: input.type, content, payload, sessionId, ticketId, threadId, labels };
+}
+
+/** The entry's ticket by UUID or key; one that does not resolve is a 422 on `ticketId`. */
+async function resolveTicket(db: DbOrTrx, actor: Actor, ref: string): Promise<string> {
+  const ticketId = await findTicketId(db, actor.projectId, ref);
+  if (!ticketId) {
+    throw fail.unprocessable(`Cannot find ticket "${ref}" in this project`, {
+      ref,
+      fields: [{ path: "ticketId", message: "does not resolve", code: "custom" }],
+      recovery: resolveRefRecovery(ref),
+    });
+  }
+  return ticketId;
+}
+
+/** The entry's thread, in the caller's project; an unknown one is a 422 on `threadId`. */
+async function resolveThread(db: DbOrTrx, actor: Actor, ref: string): Promise<string> {
+  const thread = await db.selectFrom("threads").select("id").where("id", "=", ref.toLowerCase())
+    .where("project_id", "=", actor.projectId).executeTakeFirst();
+  if (!thread) {
+    throw fail.unprocessable(`No thread ${ref} in this project`, {
+      fields: [{ path: "threadId", message: "unknown thread", code: "custom" }],
+    });
+  }
+  return thread.id;
 }
 
 /**

@@ -56,6 +56,70 @@ export type PruneCounts = Record<
   number
 >;
 
+/** The instant before which each kind of row is dead, as `RETENTION` and the rules it cites decide. */
+export function pruneCutoffs(now: Date) {
+  const at = (ms: number) => new Date(now.getTime() - ms);
+  return {
+    counter: at(RETENTION.counterAfterWindowMs),
+    doneJob: at(RETENTION.doneJobMs),
+    deadJob: at(RETENTION.deadJobMs),
+    code: at(RETENTION.codeMs),
+    codeUsed: at(RETENTION.codeMs + CODE_REUSE_WINDOW_MS),
+    token: at(SESSION_GRACE_MS + RETENTION.tokenAfterGraceMs),
+    revokedToken: at(RETENTION.revokedTokenMs),
+    me: at(Math.max(RETENTION.meCacheMs, 2 * ME_CACHE_MS)),
+    oauth: at(RETENTION.oauthAfterExpiryMs),
+    consent: at(RETENTION.oauthCodeAndWebSessionMs),
+  };
+}
+
+type Cutoffs = ReturnType<typeof pruneCutoffs>;
+
+/** One DELETE per table, each of at most `batch` dead rows locked with `FOR UPDATE SKIP LOCKED`. */
+function pruneStatements(c: Cutoffs, batch: number): Record<keyof PruneCounts, RawBuilder<unknown>> {
+  // A token is dead when revoked long ago, or when its hard or idle expiry passed beyond the refresh grace.
+  // Never NULL (NOT of it must be true for a live token): api keys without expiry are not dead.
+  const deadToken = (t: string) => {
+    const revoked = sql.ref(`${t}.revoked_at`);
+    const expiry = sql`LEAST(${sql.ref(`${t}.expires_at`)}, ${sql.ref(`${t}.idle_expires_at`)})`;
+    return sql`((${revoked} IS NOT NULL AND ${revoked} < ${c.revokedToken})
+      OR (${expiry} IS NOT NULL AND ${expiry} < ${c.token}))`;
+  };
+  return {
+    rateCounters: sql`DELETE FROM rate_counters WHERE (key, window_start) IN (
+        SELECT key, window_start FROM rate_counters WHERE expires_at < ${c.counter}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    jobs: sql`DELETE FROM pending_jobs WHERE id IN (
+        SELECT id FROM pending_jobs WHERE done_at < ${c.doneJob}
+          OR (done_at IS NULL AND attempts >= ${MAX_JOB_ATTEMPTS} AND created_at < ${c.deadJob})
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    pairingCodes: sql`DELETE FROM pairing_codes WHERE id IN (
+        SELECT id FROM pairing_codes WHERE expires_at < ${c.code}
+          AND (first_used_at IS NULL OR first_used_at < ${c.codeUsed})
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    // A token whose sub-agent tokens still live is kept: deleting it would cascade to them.
+    tokens: sql`DELETE FROM tokens WHERE id IN (
+        SELECT t.id FROM tokens t WHERE t.kind <> 'oauth_refresh' AND ${deadToken("t")}
+          AND NOT EXISTS (SELECT 1 FROM tokens c WHERE c.parent_token_id = t.id AND NOT ${deadToken("c")})
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    meCache: sql`DELETE FROM me_cache WHERE (token_id, sub_agent_name) IN (
+        SELECT token_id, sub_agent_name FROM me_cache WHERE cached_at < ${c.me}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    oauthRefreshTokens: sql`DELETE FROM oauth_refresh_tokens WHERE id IN (
+        SELECT id FROM oauth_refresh_tokens WHERE family_expires_at < ${c.oauth}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    oauthRevokedAccess: sql`DELETE FROM oauth_revoked_access_tokens WHERE jti IN (
+        SELECT jti FROM oauth_revoked_access_tokens WHERE expires_at < ${c.oauth}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    oauthCodes: sql`DELETE FROM oauth_codes WHERE id IN (
+        SELECT id FROM oauth_codes WHERE expires_at < ${c.consent}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    webSessions: sql`DELETE FROM web_sessions WHERE id_hash IN (
+        SELECT id_hash FROM web_sessions WHERE expires_at < ${c.consent}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+  };
+}
+
 /**
  * Deletes rows that no rule reads any more, in batches of `batch` rows (at most `maxBatches` per table
  * and run, so one run is bounded). Each batch locks its rows with `FOR UPDATE SKIP LOCKED`, so several
@@ -67,80 +131,13 @@ export async function pruneTables(
   deps: { db: Db; clock: Clock },
   options: { batch?: number; maxBatches?: number } = {},
 ): Promise<PruneCounts> {
-  const { db } = deps;
-  const now = deps.clock.now().getTime();
-  const at = (ms: number) => new Date(now - ms);
   const batch = options.batch ?? PRUNE_BATCH;
   const maxBatches = options.maxBatches ?? PRUNE_MAX_BATCHES;
-
-  const counterCutoff = at(RETENTION.counterAfterWindowMs);
-  const doneCutoff = at(RETENTION.doneJobMs);
-  const deadCutoff = at(RETENTION.deadJobMs);
-  const codeCutoff = at(RETENTION.codeMs);
-  const codeUsedCutoff = at(RETENTION.codeMs + CODE_REUSE_WINDOW_MS);
-  const tokenCutoff = at(SESSION_GRACE_MS + RETENTION.tokenAfterGraceMs);
-  const revokedCutoff = at(RETENTION.revokedTokenMs);
-  const meCutoff = at(Math.max(RETENTION.meCacheMs, 2 * ME_CACHE_MS));
-  const oauthCutoff = at(RETENTION.oauthAfterExpiryMs);
-  const consentCutoff = at(RETENTION.oauthCodeAndWebSessionMs);
-
-  // A token is dead when revoked long ago, or when its hard or idle expiry passed beyond the refresh grace.
-  // Never NULL (NOT of it must be true for a live token): api keys without expiry are not dead.
-  const deadToken = (t: string) => {
-    const revoked = sql.ref(`${t}.revoked_at`);
-    const expiry = sql`LEAST(${sql.ref(`${t}.expires_at`)}, ${sql.ref(`${t}.idle_expires_at`)})`;
-    return sql`((${revoked} IS NOT NULL AND ${revoked} < ${revokedCutoff})
-      OR (${expiry} IS NOT NULL AND ${expiry} < ${tokenCutoff}))`;
-  };
-
-  const statements: Record<keyof PruneCounts, RawBuilder<unknown>> = {
-    rateCounters: sql`DELETE FROM rate_counters WHERE (key, window_start) IN (
-        SELECT key, window_start FROM rate_counters WHERE expires_at < ${counterCutoff}
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    jobs: sql`DELETE FROM pending_jobs WHERE id IN (
-        SELECT id FROM pending_jobs WHERE done_at < ${doneCutoff}
-          OR (done_at IS NULL AND attempts >= ${MAX_JOB_ATTEMPTS} AND created_at < ${deadCutoff})
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    pairingCodes: sql`DELETE FROM pairing_codes WHERE id IN (
-        SELECT id FROM pairing_codes WHERE expires_at < ${codeCutoff}
-          AND (first_used_at IS NULL OR first_used_at < ${codeUsedCutoff})
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    // A token whose sub-agent tokens still live is kept: deleting it would cascade to them.
-    tokens: sql`DELETE FROM tokens WHERE id IN (
-        SELECT t.id FROM tokens t WHERE t.kind <> 'oauth_refresh' AND ${deadToken("t")}
-          AND NOT EXISTS (SELECT 1 FROM tokens c WHERE c.parent_token_id = t.id AND NOT ${deadToken("c")})
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    meCache: sql`DELETE FROM me_cache WHERE (token_id, sub_agent_name) IN (
-        SELECT token_id, sub_agent_name FROM me_cache WHERE cached_at < ${meCutoff}
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    oauthRefreshTokens: sql`DELETE FROM oauth_refresh_tokens WHERE id IN (
-        SELECT id FROM oauth_refresh_tokens WHERE family_expires_at < ${oauthCutoff}
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    oauthRevokedAccess: sql`DELETE FROM oauth_revoked_access_tokens WHERE jti IN (
-        SELECT jti FROM oauth_revoked_access_tokens WHERE expires_at < ${oauthCutoff}
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    oauthCodes: sql`DELETE FROM oauth_codes WHERE id IN (
-        SELECT id FROM oauth_codes WHERE expires_at < ${consentCutoff}
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-    webSessions: sql`DELETE FROM web_sessions WHERE id_hash IN (
-        SELECT id_hash FROM web_sessions WHERE expires_at < ${consentCutoff}
-        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
-  };
-
-  const counts: PruneCounts = {
-    rateCounters: 0,
-    jobs: 0,
-    pairingCodes: 0,
-    tokens: 0,
-    meCache: 0,
-    oauthRefreshTokens: 0,
-    oauthRevokedAccess: 0,
-    oauthCodes: 0,
-    webSessions: 0,
-  };
+  const statements = pruneStatements(pruneCutoffs(deps.clock.now()), batch);
+  const counts = Object.fromEntries(Object.keys(statements).map((name) => [name, 0])) as PruneCounts;
   for (const [name, statement] of Object.entries(statements) as [keyof PruneCounts, RawBuilder<unknown>][]) {
     for (let i = 0; i < maxBatches; i++) {
-      const result = await statement.execute(db);
+      const result = await statement.execute(deps.db);
       const deleted = Number(result.numAffectedRows ?? 0);
       counts[name] += deleted;
       if (deleted < batch) break;

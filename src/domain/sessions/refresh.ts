@@ -1,4 +1,4 @@
-import type { Trx } from "@/db/database.ts";
+import type { DbOrTrx, Trx } from "@/db/database.ts";
 import type { AgentRole } from "@/db/tables/foundation.ts";
 import { revokeTokens } from "@/domain/auth/revoke.ts";
 import {
@@ -33,6 +33,40 @@ function cannotRefresh(): DomainError {
   });
 }
 
+/** What a refresh needs to know about the presented token, its agent, project, organization and session. */
+export interface RefreshableToken {
+  tokenId: string;
+  expiresAt: Date | null;
+  idleExpiresAt: Date | null;
+  revokedAt: Date | null;
+  agentId: string;
+  agentName: string;
+  role: AgentRole;
+  agentStatus: string;
+  projectId: string;
+  projectStatus: string;
+  orgStatus: string;
+  sessionId: string;
+  sessionStatus: string;
+}
+
+/**
+ * Whether the token may be refreshed, and how: `live` before its expiry, `grace` up to 7 days after
+ * (SESS-028). Any other case (revoked token or agent, inactive project or organization, closed session,
+ * too old) is the one indistinguishable refusal (SESS-029).
+ */
+export function refreshMode(row: RefreshableToken, now: Date): "live" | "grace" {
+  if (row.revokedAt) throw cannotRefresh();
+  if (row.agentStatus === "revoked" || row.projectStatus !== "active" || row.orgStatus !== "active") {
+    throw cannotRefresh();
+  }
+  if (!(OPEN_SESSION_STATUSES as readonly string[]).includes(row.sessionStatus)) throw cannotRefresh();
+  const expiredAt = effectiveExpiry(row.expiresAt, row.idleExpiresAt);
+  if (expiredAt === null || expiredAt > now) return "live";
+  if (now.getTime() - expiredAt.getTime() > SESSION_GRACE_MS) throw cannotRefresh();
+  return "grace";
+}
+
 /**
  * POST /session/refresh: rotates a session token. The old token (live or expired at most 7 days ago)
  * is revoked at once with the sub-agent tokens minted from it and any unused `meta.refreshedToken`
@@ -42,7 +76,28 @@ function cannotRefresh(): DomainError {
 export async function refreshSession(ctx: ServiceCtx, token: string) {
   if (!token.startsWith(SESSION_TOKEN_PREFIX)) throw cannotRefresh();
   const now = ctx.clock.now();
-  const row = await ctx.db.selectFrom("tokens as t")
+  const row = await findToken(ctx.db, token);
+  if (!row) throw cannotRefresh();
+  const mode = refreshMode(row, now);
+  await limitRefreshes(ctx.db, row.agentId, now);
+  const issued = await ctx.db.transaction().execute((trx) => rotate(trx, row, mode, now));
+  return {
+    sessionToken: issued.sessionToken,
+    sessionId: row.sessionId,
+    agent: { id: row.agentId, name: row.agentName },
+    expiresAt: issued.expiresAt.toISOString(),
+    refreshMode: mode,
+    nextAction: {
+      action: "RELOAD_CONTEXT" as const,
+      endpoint: "GET /context" as const,
+      message: "Use the new sessionToken from now on (the old one is revoked) and reload GET /context. " +
+        "Sub-agent tokens minted with the old token stopped working: mint them again.",
+    },
+  };
+}
+
+async function findToken(db: DbOrTrx, token: string): Promise<RefreshableToken | undefined> {
+  return await db.selectFrom("tokens as t")
     .innerJoin("agents as a", "a.id", "t.agent_id")
     .innerJoin("projects as p", "p.id", "t.project_id")
     .innerJoin("organizations as o", "o.id", "p.org_id")
@@ -64,63 +119,45 @@ export async function refreshSession(ctx: ServiceCtx, token: string) {
     ])
     .where("t.token_hash", "=", await hashToken(token)).where("t.kind", "=", "session")
     .executeTakeFirst();
-  if (!row || row.revokedAt) throw cannotRefresh();
-  if (row.agentStatus === "revoked" || row.projectStatus !== "active" || row.orgStatus !== "active") {
-    throw cannotRefresh();
-  }
-  if (!(OPEN_SESSION_STATUSES as readonly string[]).includes(row.sessionStatus)) throw cannotRefresh();
-  const expiredAt = effectiveExpiry(row.expiresAt, row.idleExpiresAt);
-  const live = expiredAt === null || expiredAt > now;
-  if (!live && now.getTime() - expiredAt!.getTime() > SESSION_GRACE_MS) throw cannotRefresh();
+}
 
-  const hits = await hitCounter(ctx.db, `refresh:agent:${row.agentId}`, HOUR, now);
-  if (hits.count > REFRESHES_PER_HOUR) {
-    const retryAfterSeconds = Math.max(1, Math.ceil((hits.resetAt.getTime() - now.getTime()) / 1000));
-    throw new DomainError(
-      429,
-      "RATE_LIMITED",
-      `More than ${REFRESHES_PER_HOUR} session refreshes in an hour for this agent`,
-      { retryAfterSeconds },
-      { "Retry-After": String(retryAfterSeconds) },
-    );
-  }
+/** 5 refreshes per agent per hour; the sixth is a 429 with `Retry-After`. */
+async function limitRefreshes(db: DbOrTrx, agentId: string, now: Date): Promise<void> {
+  const hits = await hitCounter(db, `refresh:agent:${agentId}`, HOUR, now);
+  if (hits.count <= REFRESHES_PER_HOUR) return;
+  const retryAfterSeconds = Math.max(1, Math.ceil((hits.resetAt.getTime() - now.getTime()) / 1000));
+  throw new DomainError(
+    429,
+    "RATE_LIMITED",
+    `More than ${REFRESHES_PER_HOUR} session refreshes in an hour for this agent`,
+    { retryAfterSeconds },
+    { "Retry-After": String(retryAfterSeconds) },
+  );
+}
 
-  const issued = await ctx.db.transaction().execute(async (trx) => {
-    const revoked = await revokeTokens(trx, [row.tokenId], now);
-    // A concurrent refresh of the same token won the race: this one answers like a revoked token.
-    if (!revoked.includes(row.tokenId)) throw cannotRefresh();
-    await revokeUnusedReplacements(trx, row.tokenId, now);
-    const next = await issueSessionToken(trx, {
-      projectId: row.projectId,
-      agentId: row.agentId,
-      role: row.role,
-      sessionId: row.sessionId,
-      now,
-    });
-    await recordEvent(trx, {
-      projectId: row.projectId,
-      kind: "session.refreshed",
-      entityType: "session",
-      entityId: row.sessionId,
-      agentId: row.agentId,
-      data: { mode: live ? "live" : "grace", revokedTokens: revoked.length },
-      now,
-    });
-    return next;
-  });
-  return {
-    sessionToken: issued.sessionToken,
+/** Revokes the old token (and what hangs on it) and issues the new one, in one transaction. */
+async function rotate(trx: Trx, row: RefreshableToken, mode: "live" | "grace", now: Date) {
+  const revoked = await revokeTokens(trx, [row.tokenId], now);
+  // A concurrent refresh of the same token won the race: this one answers like a revoked token.
+  if (!revoked.includes(row.tokenId)) throw cannotRefresh();
+  await revokeUnusedReplacements(trx, row.tokenId, now);
+  const next = await issueSessionToken(trx, {
+    projectId: row.projectId,
+    agentId: row.agentId,
+    role: row.role,
     sessionId: row.sessionId,
-    agent: { id: row.agentId, name: row.agentName },
-    expiresAt: issued.expiresAt.toISOString(),
-    refreshMode: live ? "live" as const : "grace" as const,
-    nextAction: {
-      action: "RELOAD_CONTEXT" as const,
-      endpoint: "GET /context" as const,
-      message: "Use the new sessionToken from now on (the old one is revoked) and reload GET /context. " +
-        "Sub-agent tokens minted with the old token stopped working: mint them again.",
-    },
-  };
+    now,
+  });
+  await recordEvent(trx, {
+    projectId: row.projectId,
+    kind: "session.refreshed",
+    entityType: "session",
+    entityId: row.sessionId,
+    agentId: row.agentId,
+    data: { mode, revokedTokens: revoked.length },
+    now,
+  });
+  return next;
 }
 
 /** When a token stopped (or will stop) working: the earlier of its hard limit and idle expiry. */

@@ -3,6 +3,7 @@ import type { SprintsTable } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { isUniqueViolation } from "@/db/errors.ts";
 import { recordEvent } from "@/domain/events/record.ts";
+import type { Actor } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import type { Updateable } from "kysely";
@@ -33,95 +34,109 @@ export interface PatchSprintInput {
 const FIELD_ORDER = ["name", "goal", "status", "startDate", "endDate", "capacityPoints"] as const;
 
 /**
+ * The columns a PATCH writes, refusing an illegal status move (422 USE_VALID_TRANSITION) or an end
+ * before the start. Activation without a start date starts the sprint now; an empty goal clears it.
+ */
+export function sprintChanges(
+  sprint: SprintRow,
+  input: PatchSprintInput,
+  now: Date,
+): Updateable<SprintsTable> {
+  const target = input.status;
+  if (target !== undefined && !SPRINT_TRANSITIONS[sprint.status].includes(target)) {
+    throw illegalTransition(sprint, target);
+  }
+  const set: Updateable<SprintsTable> = { updated_at: now };
+  if (input.name !== undefined) set.name = input.name;
+  if (input.goal !== undefined) set.goal = input.goal === "" ? null : input.goal;
+  if (input.capacityPoints !== undefined) set.capacity_points = input.capacityPoints;
+  let start = input.startDate !== undefined ? input.startDate : sprint.start_date;
+  const end = input.endDate !== undefined ? input.endDate : sprint.end_date;
+  if (target === "active" && !start) start = now.toISOString();
+  if (start !== sprint.start_date) set.start_date = start;
+  if (end !== sprint.end_date) set.end_date = end;
+  if (endBeforeStart(start, end)) {
+    throw fixSprintFields(`endDate ${end} is earlier than startDate ${start}`, [
+      {
+        path: input.endDate !== undefined ? "endDate" : "startDate",
+        message: "endDate before startDate",
+        code: "custom",
+      },
+    ]);
+  }
+  if (target) set.status = target;
+  if (target === "active") set.started_at = now;
+  if (target === "complete") set.completed_at = now;
+  return set;
+}
+
+/**
  * PATCH /sprint/{sprintId}. One transaction with the sprint row locked. Activation relies on the partial
  * unique index `sprints_one_active`: of two sprints activated at once, the second UPDATE violates it
  * and answers 422 VALIDATION_ERROR. Completing or cancelling moves every non-done ticket out of the
  * sprint (sprintId null); completing also builds release notes and may publish a release.
  */
 export async function patchSprint(ctx: ActorCtx, sprintId: string, input: PatchSprintInput) {
-  const { actor } = ctx;
-  assertSprintWriter(actor);
+  assertSprintWriter(ctx.actor);
   const now = ctx.clock.now();
-  const updatedFields = FIELD_ORDER.filter((f) => input[f] !== undefined);
   try {
-    return await ctx.db.transaction().execute(async (trx) => {
-      const sprint = await trx.selectFrom("sprints").selectAll().where("id", "=", sprintId)
-        .where("project_id", "=", actor.projectId).forUpdate().executeTakeFirst();
-      if (!sprint) throw sprintNotFound(sprintId);
-      const target = input.status;
-      if (target !== undefined && !SPRINT_TRANSITIONS[sprint.status].includes(target)) {
-        throw illegalTransition(sprint, target);
-      }
-      const set: Updateable<SprintsTable> = { updated_at: now };
-      if (input.name !== undefined) set.name = input.name;
-      if (input.goal !== undefined) set.goal = input.goal === "" ? null : input.goal;
-      if (input.capacityPoints !== undefined) set.capacity_points = input.capacityPoints;
-      let start = input.startDate !== undefined ? input.startDate : sprint.start_date;
-      const end = input.endDate !== undefined ? input.endDate : sprint.end_date;
-      if (target === "active" && !start) start = now.toISOString();
-      if (start !== sprint.start_date) set.start_date = start;
-      if (end !== sprint.end_date) set.end_date = end;
-      if (endBeforeStart(start, end)) {
-        throw fixSprintFields(`endDate ${end} is earlier than startDate ${start}`, [
-          {
-            path: input.endDate !== undefined ? "endDate" : "startDate",
-            message: "endDate before startDate",
-            code: "custom",
-          },
-        ]);
-      }
-      if (target) set.status = target;
-      if (target === "active") set.started_at = now;
-      if (target === "complete") set.completed_at = now;
-
-      const extra: Record<string, unknown> = {};
-      if (target === "complete" || target === "cancelled") {
-        const removed = await moveOutNonDone(trx, sprint.id, now);
-        extra.removedTicketIds = removed.map((t) => t.id);
-        if (target === "complete") {
-          const notes = await releaseNotesFor(trx, sprint, removed, now);
-          set.release_notes = toJson(notes);
-          extra.releaseNotes = notes;
-        }
-      }
-      const updated = await trx.updateTable("sprints").set(set).where("id", "=", sprint.id)
-        .where("status", "=", sprint.status).returningAll().executeTakeFirstOrThrow();
-      const result: Record<string, unknown> = {
-        id: updated.id,
-        status: updated.status,
-        name: updated.name,
-        updatedFields,
-      };
-      if (extra.removedTicketIds) result.removedTicketIds = extra.removedTicketIds;
-      if (extra.releaseNotes) {
-        result.releaseNotes = extra.releaseNotes;
-        result.releasePublish = await publishRelease(trx, {
-          projectId: actor.projectId,
-          agentId: actor.agentId,
-          sprint: updated,
-          notes: extra.releaseNotes as ReturnType<typeof buildReleaseNotes>,
-          now,
-        });
-      }
-      await recordEvent(trx, {
-        projectId: actor.projectId,
-        kind: "sprint.updated",
-        entityType: "sprint",
-        entityId: sprint.id,
-        agentId: actor.agentId,
-        data: {
-          updatedFields,
-          ...(target ? { fromStatus: sprint.status, toStatus: target } : {}),
-          ...(extra.removedTicketIds ? { removedTicketIds: extra.removedTicketIds } : {}),
-        },
-        now,
-      });
-      return result;
-    });
+    return await ctx.db.transaction().execute((trx) => patchIn(trx, ctx.actor, sprintId, input, now));
   } catch (err) {
     if (isUniqueViolation(err, "sprints_one_active")) throw anotherActive();
     throw err;
   }
+}
+
+async function patchIn(trx: Trx, actor: Actor, sprintId: string, input: PatchSprintInput, now: Date) {
+  const updatedFields = FIELD_ORDER.filter((f) => input[f] !== undefined);
+  const sprint = await trx.selectFrom("sprints").selectAll().where("id", "=", sprintId)
+    .where("project_id", "=", actor.projectId).forUpdate().executeTakeFirst();
+  if (!sprint) throw sprintNotFound(sprintId);
+  const set = sprintChanges(sprint, input, now);
+  const target = input.status;
+  let removedTicketIds: string[] | undefined;
+  let releaseNotes: ReturnType<typeof buildReleaseNotes> | undefined;
+  if (target === "complete" || target === "cancelled") {
+    const removed = await moveOutNonDone(trx, sprint.id, now);
+    removedTicketIds = removed.map((t) => t.id);
+    if (target === "complete") {
+      releaseNotes = await releaseNotesFor(trx, sprint, removed, now);
+      set.release_notes = toJson(releaseNotes);
+    }
+  }
+  const updated = await trx.updateTable("sprints").set(set).where("id", "=", sprint.id)
+    .where("status", "=", sprint.status).returningAll().executeTakeFirstOrThrow();
+  const result: Record<string, unknown> = {
+    id: updated.id,
+    status: updated.status,
+    name: updated.name,
+    updatedFields,
+  };
+  if (removedTicketIds) result.removedTicketIds = removedTicketIds;
+  if (releaseNotes) {
+    result.releaseNotes = releaseNotes;
+    result.releasePublish = await publishRelease(trx, {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      sprint: updated,
+      notes: releaseNotes,
+      now,
+    });
+  }
+  await recordEvent(trx, {
+    projectId: actor.projectId,
+    kind: "sprint.updated",
+    entityType: "sprint",
+    entityId: sprint.id,
+    agentId: actor.agentId,
+    data: {
+      updatedFields,
+      ...(target ? { fromStatus: sprint.status, toStatus: target } : {}),
+      ...(removedTicketIds ? { removedTicketIds } : {}),
+    },
+    now,
+  });
+  return result;
 }
 
 function illegalTransition(sprint: SprintRow, target: Status): DomainError {

@@ -1,11 +1,13 @@
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
+import type { Actor } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import { approvalRefusal, assertNotHumanOnly } from "./permissions.ts";
 import { isUuid, resolveRefRecovery } from "./refs.ts";
-import { loadProject, reviewEntry } from "./ticket-context.ts";
+import type { TicketRow } from "./serialize.ts";
+import { loadProject, type ProjectBoard, reviewEntry } from "./ticket-context.ts";
 import { checkTested } from "./transitions.ts";
 import {
   appendReviewHistory,
@@ -46,6 +48,67 @@ export async function ticketByPathId(trx: Trx, projectId: string, ref: string) {
 }
 
 /**
+ * The refusals of an approval, in order: expected status (guard 6), human-only, already done, terminal,
+ * not in review, not allowed to approve in this review mode. Guard 5 (needs the ledger) comes after.
+ */
+export function checkApprovable(
+  actor: Actor,
+  ticket: TicketRow,
+  project: Pick<ProjectBoard, "settings" | "mode">,
+  expectedStatus: string | undefined,
+): void {
+  if (expectedStatus !== undefined && expectedStatus !== ticket.status) {
+    throw statusConflictError(ticket.id, expectedStatus, ticket.status);
+  }
+  assertNotHumanOnly(ticket);
+  if (ticket.status === "done") {
+    const error = statusConflictError(
+      ticket.id,
+      "done",
+      "done",
+      "The ticket is already done; nothing was written",
+    );
+    error.details!.reason = "ALREADY_IN_STATUS";
+    throw error;
+  }
+  if (isTerminal(ticket.status)) throw invalidTransitionError(project.settings, ticket.status, "done");
+  if (!isReviewStatus(ticket.status)) {
+    throw new DomainError(
+      422,
+      "INVALID_TRANSITION",
+      `Only a ticket in review can be approved; it is "${ticket.status}"`,
+      {
+        from: ticket.status,
+        to: "done",
+        validTransitions: validTransitions(project.settings, ticket.status),
+        recovery: recovery(
+          "REQUEST_REVIEW",
+          "PATCH /ticket",
+          "The assignee submits the ticket for review first",
+          {
+            ticketId: ticket.id,
+            action: "submit_for_review",
+            reviewHandoff: { summary: "<summary>", changedFiles: ["<path>"], branch: "<branch>" },
+          },
+        ),
+      },
+    );
+  }
+  const refusal = approvalRefusal(actor, ticket, project.mode);
+  if (refusal) throw refusal;
+}
+
+type QaSummary = { qaRunId: string; status: string; pendingTests: number; failedTests: number };
+
+/** The latest QA run's failed and pending tests, reported as warnings and never a refusal. */
+export function qaWarnings(qa: QaSummary | null): string[] {
+  const warnings: string[] = [];
+  if (qa && qa.failedTests > 0) warnings.push(`QA run ${qa.qaRunId} has ${qa.failedTests} failed test(s)`);
+  if (qa && qa.pendingTests > 0) warnings.push(`QA run ${qa.qaRunId} has ${qa.pendingTests} pending test(s)`);
+  return warnings;
+}
+
+/**
  * POST /ticket/{ticketId}/approve (design: TKT-077): the approval path of every review mode. Moves a
  * ticket in a review status to `done` with a compare-and-swap write, records the approval in
  * reviewHistory, makes the approver the reviewer when none was designated and releases every claim on
@@ -58,48 +121,16 @@ export async function approveTicket(ctx: ActorCtx, ticketRef: string, input: App
   return await ctx.db.transaction().execute(async (trx) => {
     const ticket = await ticketByPathId(trx, actor.projectId, ticketRef);
     const project = await loadProject(trx, actor.projectId);
-    if (input.expectedStatus !== undefined && input.expectedStatus !== ticket.status) {
-      throw statusConflictError(ticket.id, input.expectedStatus, ticket.status);
-    }
-    assertNotHumanOnly(ticket);
-    if (ticket.status === "done") {
-      const error = statusConflictError(
-        ticket.id,
-        "done",
-        "done",
-        "The ticket is already done; nothing was written",
-      );
-      error.details!.reason = "ALREADY_IN_STATUS";
-      throw error;
-    }
-    if (isTerminal(ticket.status)) throw invalidTransitionError(project.settings, ticket.status, "done");
-    if (!isReviewStatus(ticket.status)) {
-      throw new DomainError(
-        422,
-        "INVALID_TRANSITION",
-        `Only a ticket in review can be approved; it is "${ticket.status}"`,
-        {
-          from: ticket.status,
-          to: "done",
-          validTransitions: validTransitions(project.settings, ticket.status),
-          recovery: recovery(
-            "REQUEST_REVIEW",
-            "PATCH /ticket",
-            "The assignee submits the ticket for review first",
-            {
-              ticketId: ticket.id,
-              action: "submit_for_review",
-              reviewHandoff: { summary: "<summary>", changedFiles: ["<path>"], branch: "<branch>" },
-            },
-          ),
-        },
-      );
-    }
-    const refusal = approvalRefusal(actor, ticket, project.mode);
-    if (refusal) throw refusal;
+    checkApprovable(actor, ticket, project, input.expectedStatus);
     await checkTested(trx, project.mode, ticket, "done");
-
-    const reviewer = ticket.reviewer_agent_id ?? actor.agentId;
+    const approval = reviewEntry(
+      actor,
+      "approved",
+      ticket.status,
+      "done",
+      now,
+      input.comment ? { comment: input.comment } : {},
+    );
     const row = await moveStatus(trx, {
       projectId: actor.projectId,
       ticketId: ticket.id,
@@ -108,17 +139,8 @@ export async function approveTicket(ctx: ActorCtx, ticketRef: string, input: App
       now,
       agentId: actor.agentId,
       set: {
-        reviewer_agent_id: reviewer,
-        review_history: appendReviewHistory(
-          reviewEntry(
-            actor,
-            "approved",
-            ticket.status,
-            "done",
-            now,
-            input.comment ? { comment: input.comment } : {},
-          ),
-        ),
+        reviewer_agent_id: ticket.reviewer_agent_id ?? actor.agentId,
+        review_history: appendReviewHistory(approval),
       },
       eventData: { action: "approve", ticketRef: `${project.prefix}-${ticket.number}` },
     });
@@ -131,11 +153,6 @@ export async function approveTicket(ctx: ActorCtx, ticketRef: string, input: App
       now,
     });
     const qa = await latestQa(trx, ticket.id);
-    const warnings: string[] = [];
-    if (qa && qa.failedTests > 0) warnings.push(`QA run ${qa.qaRunId} has ${qa.failedTests} failed test(s)`);
-    if (qa && qa.pendingTests > 0) {
-      warnings.push(`QA run ${qa.qaRunId} has ${qa.pendingTests} pending test(s)`);
-    }
     return {
       id: row.id,
       number: row.number,
@@ -146,12 +163,12 @@ export async function approveTicket(ctx: ActorCtx, ticketRef: string, input: App
       approvedAt: now.toISOString(),
       releasedFiles,
       qa,
-      warnings,
+      warnings: qaWarnings(qa),
     };
   });
 }
 
-async function latestQa(trx: Trx, ticketId: string) {
+async function latestQa(trx: Trx, ticketId: string): Promise<QaSummary | null> {
   const run = await trx.selectFrom("qa_runs").select(["id", "status"]).where("ticket_id", "=", ticketId)
     .orderBy("created_at", "desc").limit(1).executeTakeFirst();
   if (!run) return null;

@@ -1,9 +1,10 @@
+import type { Insertable } from "kysely";
 import type { Trx } from "@/db/database.ts";
-import type { AcceptanceCriterion } from "@/db/tables/work.ts";
+import type { AcceptanceCriterion, TicketsTable } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
-import { actorDisplayName } from "@/domain/shared/actor.ts";
+import { type Actor, actorDisplayName } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import { type PossibleDuplicate, possibleDuplicates } from "./duplicates.ts";
@@ -53,6 +54,63 @@ class IdempotentHit extends Error {
   }
 }
 
+/** What a create decides before it writes: tags, initial status and acceptance criteria. */
+export interface CreatePlan {
+  tags: string[];
+  status: string;
+  criteria: AcceptanceCriterion[];
+}
+
+/** The decisions of a create, refusing bad tags (TKT tags limit); project settings are checked before. */
+export function planCreate(project: ProjectInfo, input: CreateTicketFields, mode: CreateMode): CreatePlan {
+  return {
+    tags: ticketTags(input, mode),
+    status: initialStatus(boardColumns(project.settings), mode, input.assignToSelf === true),
+    criteria: mode === "batch"
+      ? []
+      : (input.acceptanceCriteria ?? []).map((c) => ({ ...c, title: (c.title ?? c.text ?? "").trim() })),
+  };
+}
+
+/** The new ticket's row: numbered `number`, assigned to the creator with `assignToSelf`. */
+export function newTicketRow(
+  actor: Pick<Actor, "projectId" | "agentId" | "subAgentName">,
+  input: CreateTicketFields,
+  mode: CreateMode,
+  plan: CreatePlan,
+  at: { id: string; number: number; now: Date },
+): Insertable<TicketsTable> {
+  const { now } = at;
+  const assign = input.assignToSelf === true;
+  return {
+    id: at.id,
+    project_id: actor.projectId,
+    number: at.number,
+    title: input.title,
+    description: input.description ?? null,
+    type: input.type ?? null,
+    tags: toJson(plan.tags),
+    status: plan.status,
+    expected_files: toJson(dedupe(input.expectedFiles ?? [])),
+    done_definition: input.doneDefinition ?? null,
+    verification_command: input.verificationCommand ?? null,
+    risk_class: input.riskClass ?? null,
+    out_of_scope: input.outOfScope ?? null,
+    acceptance_criteria: toJson(plan.criteria),
+    criteria_acknowledged_at: assign && plan.criteria.length > 0 ? now : null,
+    assignee_agent_id: assign ? actor.agentId : null,
+    sub_agent_name: assign ? actor.subAgentName : null,
+    parent_id: input.parentId ?? null,
+    branch: mode === "batch" ? null : input.branch ?? null,
+    sprint_id: input.sprintId ?? null,
+    created_by_agent_id: actor.agentId,
+    idempotency_key: input.idempotencyKey ?? null,
+    status_changed_at: now,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 /**
  * Creates one ticket. The per-project number is taken with `UPDATE projects SET ticket_seq = ticket_seq + 1`
  * inside the transaction: the row lock serializes concurrent creates and a rollback gives the number back,
@@ -72,104 +130,105 @@ export async function createTicket(
     if (existing) return { kind: "idempotent", row: existing, project };
   }
   checkProjectSettings(project, input);
-  const tags = ticketTags(input, mode);
-  const status = initialStatus(boardColumns(project.settings), mode, input.assignToSelf === true);
-  const criteria: AcceptanceCriterion[] = mode === "batch"
-    ? []
-    : (input.acceptanceCriteria ?? []).map((c) => ({
-      ...c,
-      title: (c.title ?? c.text ?? "").trim(),
-    }));
-  const assign = input.assignToSelf === true;
+  const plan = planCreate(project, input, mode);
   const now = ctx.clock.now();
-
   try {
-    const row = await ctx.db.transaction().execute(async (trx) => {
-      const seq = await trx.updateTable("projects").set((eb) => ({ ticket_seq: eb("ticket_seq", "+", 1) }))
-        .where("id", "=", actor.projectId).returning(["ticket_seq", "brief_version"])
-        .executeTakeFirstOrThrow();
-      if (seq.brief_version === 0 && seq.ticket_seq === 1) throw briefRequired();
-      if (input.idempotencyKey) {
-        // Creates of one project are serialized by the row lock above, so this sees any committed twin.
-        const twin = await findByKey(trx, actor.projectId, input.idempotencyKey);
-        if (twin) throw new IdempotentHit(twin);
-      }
-      if (input.parentId) await checkParent(trx, actor.projectId, input.parentId);
-      if (input.sprintId) await checkSprint(trx, actor.projectId, input.sprintId);
-      const inserted = await trx.insertInto("tickets").values({
-        id: crypto.randomUUID(),
-        project_id: actor.projectId,
-        number: seq.ticket_seq,
-        title: input.title,
-        description: input.description ?? null,
-        type: input.type ?? null,
-        tags: toJson(tags),
-        status,
-        expected_files: toJson(dedupe(input.expectedFiles ?? [])),
-        done_definition: input.doneDefinition ?? null,
-        verification_command: input.verificationCommand ?? null,
-        risk_class: input.riskClass ?? null,
-        out_of_scope: input.outOfScope ?? null,
-        acceptance_criteria: toJson(criteria),
-        criteria_acknowledged_at: assign && criteria.length > 0 ? now : null,
-        assignee_agent_id: assign ? actor.agentId : null,
-        sub_agent_name: assign ? actor.subAgentName : null,
-        parent_id: input.parentId ?? null,
-        branch: mode === "batch" ? null : input.branch ?? null,
-        sprint_id: input.sprintId ?? null,
-        created_by_agent_id: actor.agentId,
-        idempotency_key: input.idempotencyKey ?? null,
-        status_changed_at: now,
-        created_at: now,
-        updated_at: now,
-      }).returningAll().executeTakeFirstOrThrow();
-      const ref = `${project.prefix}-${inserted.number}`;
-      if (assign) {
-        await writeSystemEntry(trx, {
-          projectId: actor.projectId,
-          type: "AGENT_ASSIGNED",
-          content: `${actorDisplayName(actor)} assigned to ${ref} at creation`,
-          agentId: actor.agentId,
-          subAgentName: actor.subAgentName,
-          sessionId: actor.sessionId,
-          ticketId: inserted.id,
-          payload: {
-            ticketRef: ref,
-            assigneeAgentId: actor.agentId,
-            via: mode === "batch" ? "batch" : "create",
-          },
-          now,
-        });
-      }
-      await recordEvent(trx, {
-        projectId: actor.projectId,
-        kind: "ticket.created",
-        entityType: "ticket",
-        entityId: inserted.id,
-        agentId: actor.agentId,
-        data: { ticketRef: ref, number: inserted.number, title: inserted.title, status, assigned: assign },
-        now,
-      });
-      return inserted;
-    });
-    return { kind: "created", row, project, assigneeName: assign ? actor.agentName : null };
+    const row = await ctx.db.transaction().execute((trx) =>
+      insertTicket(trx, ctx, { input, mode, plan, project, now })
+    );
+    return {
+      kind: "created",
+      row,
+      project,
+      assigneeName: input.assignToSelf === true ? actor.agentName : null,
+    };
   } catch (err) {
-    if (err instanceof IdempotentHit) return { kind: "idempotent", row: err.row, project };
-    if (input.idempotencyKey && isUniqueViolation(err, "tickets_idempotency_key")) {
-      const twin = await findByKey(ctx.db, actor.projectId, input.idempotencyKey);
-      if (twin) return { kind: "idempotent", row: twin, project };
-    }
-    // The parent or sprint was deleted between the check and the insert.
-    if (isForeignKeyViolation(err)) {
-      if (input.parentId && !String((err as Error).message).includes("sprint")) {
-        throw ticketNotFound(input.parentId);
-      }
-      throw fail.notFound("The sprint no longer exists", {
-        recovery: recovery("LIST_SPRINTS", "GET /sprint", "List the sprints and use one's id", null),
-      });
-    }
-    throw err;
+    return await afterFailedCreate(ctx, input, project, err);
   }
+}
+
+/** The create's writes: the number, the checks that need the lock, the row, its entry and event. */
+async function insertTicket(
+  trx: Trx,
+  ctx: ActorCtx,
+  c: { input: CreateTicketFields; mode: CreateMode; plan: CreatePlan; project: ProjectInfo; now: Date },
+): Promise<TicketRow> {
+  const { actor } = ctx;
+  const { input, mode, now } = c;
+  const seq = await trx.updateTable("projects").set((eb) => ({ ticket_seq: eb("ticket_seq", "+", 1) }))
+    .where("id", "=", actor.projectId).returning(["ticket_seq", "brief_version"])
+    .executeTakeFirstOrThrow();
+  if (seq.brief_version === 0 && seq.ticket_seq === 1) throw briefRequired();
+  if (input.idempotencyKey) {
+    // Creates of one project are serialized by the row lock above, so this sees any committed twin.
+    const twin = await findByKey(trx, actor.projectId, input.idempotencyKey);
+    if (twin) throw new IdempotentHit(twin);
+  }
+  if (input.parentId) await checkParent(trx, actor.projectId, input.parentId);
+  if (input.sprintId) await checkSprint(trx, actor.projectId, input.sprintId);
+  const values = newTicketRow(actor, input, mode, c.plan, {
+    id: crypto.randomUUID(),
+    number: seq.ticket_seq,
+    now,
+  });
+  const inserted = await trx.insertInto("tickets").values(values).returningAll().executeTakeFirstOrThrow();
+  const ref = `${c.project.prefix}-${inserted.number}`;
+  const assign = input.assignToSelf === true;
+  if (assign) {
+    await writeSystemEntry(trx, {
+      projectId: actor.projectId,
+      type: "AGENT_ASSIGNED",
+      content: `${actorDisplayName(actor)} assigned to ${ref} at creation`,
+      agentId: actor.agentId,
+      subAgentName: actor.subAgentName,
+      sessionId: actor.sessionId,
+      ticketId: inserted.id,
+      payload: { ticketRef: ref, assigneeAgentId: actor.agentId, via: mode === "batch" ? "batch" : "create" },
+      now,
+    });
+  }
+  await recordEvent(trx, {
+    projectId: actor.projectId,
+    kind: "ticket.created",
+    entityType: "ticket",
+    entityId: inserted.id,
+    agentId: actor.agentId,
+    data: {
+      ticketRef: ref,
+      number: inserted.number,
+      title: inserted.title,
+      status: c.plan.status,
+      assigned: assign,
+    },
+    now,
+  });
+  return inserted;
+}
+
+/**
+ * A create that rolled back: an idempotent twin (seen under the lock, or committed concurrently) answers
+ * as the repeat; a parent or sprint deleted between the check and the insert answers 404.
+ */
+async function afterFailedCreate(
+  ctx: ActorCtx,
+  input: CreateTicketFields,
+  project: ProjectInfo,
+  err: unknown,
+): Promise<CreateOutcome> {
+  if (err instanceof IdempotentHit) return { kind: "idempotent", row: err.row, project };
+  if (input.idempotencyKey && isUniqueViolation(err, "tickets_idempotency_key")) {
+    const twin = await findByKey(ctx.db, ctx.actor.projectId, input.idempotencyKey);
+    if (twin) return { kind: "idempotent", row: twin, project };
+  }
+  if (isForeignKeyViolation(err)) {
+    if (input.parentId && !String((err as Error).message).includes("sprint")) {
+      throw ticketNotFound(input.parentId);
+    }
+    throw fail.notFound("The sprint no longer exists", {
+      recovery: recovery("LIST_SPRINTS", "GET /sprint", "List the sprints and use one's id", null),
+    });
+  }
+  throw err;
 }
 
 /** The single-create response: the ticket, possible duplicates, next action and url. */

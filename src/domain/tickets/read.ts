@@ -41,14 +41,11 @@ type Page<T> = T[] | {
   pagination: { total: number; limit: number; offset: number; hasMore: boolean };
 };
 
-async function page<T>(
-  input: ReadTicketInput,
-  fetch: (limit: number, offset: number) => Promise<T[]>,
-  count: () => Promise<number>,
-): Promise<Page<T>> {
-  const data = await fetch(input.limit, input.offset);
+type PageInput = Pick<ReadTicketInput, "limit" | "offset" | "paginate">;
+
+/** One list of the ticket: the rows as `data`, wrapped with its pagination when `paginate=v2`. */
+export function paginated<T>(input: PageInput, data: T[], total: number): Page<T> {
   if (input.paginate !== "v2") return data;
-  const total = await count();
   return {
     data,
     pagination: {
@@ -59,6 +56,136 @@ async function page<T>(
     },
   };
 }
+
+async function page<T>(
+  input: PageInput,
+  fetch: (limit: number, offset: number) => Promise<T[]>,
+  count: () => Promise<number>,
+): Promise<Page<T>> {
+  const data = await fetch(input.limit, input.offset);
+  // The total costs a query: only the v2 shape shows it.
+  return paginated(input, data, input.paginate === "v2" ? await count() : 0);
+}
+
+async function countOf(query: { executeTakeFirstOrThrow(): Promise<{ n: number }> }): Promise<number> {
+  return (await query.executeTakeFirstOrThrow()).n;
+}
+
+const COUNT = sql<number>`count(*)::int`.as("n");
+
+/** Which ticket a list belongs to, and how much of it to read. */
+interface ListQuery {
+  db: DbOrTrx;
+  projectId: string;
+  ticketId: string;
+  input: PageInput;
+}
+
+function comments({ db, ticketId, input }: ListQuery) {
+  return page(input, async (limit, offset) => {
+    const rows = await db.selectFrom("ticket_comments").selectAll().where("ticket_id", "=", ticketId)
+      .orderBy("created_at", "desc").orderBy("id").limit(limit).offset(offset).execute();
+    return rows.map((r) => ({
+      id: r.id,
+      authorAgentId: r.author_agent_id,
+      authorName: r.author_name ?? r.author_agent_id,
+      content: r.content,
+      createdAt: r.created_at.toISOString(),
+    }));
+  }, () => countOf(db.selectFrom("ticket_comments").select(COUNT).where("ticket_id", "=", ticketId)));
+}
+
+function ledger({ db, projectId, ticketId, input }: ListQuery) {
+  return page(input, async (limit, offset) => {
+    const rows = await db.selectFrom("ledger_entries as l").leftJoin("agents as a", "a.id", "l.agent_id")
+      .selectAll("l").select("a.name as agent_name")
+      .where("l.project_id", "=", projectId).where("l.ticket_id", "=", ticketId).where("l.audit", "=", false)
+      .orderBy("l.seq", "desc").limit(limit).offset(offset).execute();
+    return rows.map(toLedgerEntry);
+  }, () =>
+    countOf(
+      db.selectFrom("ledger_entries").select(COUNT)
+        .where("project_id", "=", projectId).where("ticket_id", "=", ticketId).where("audit", "=", false),
+    ));
+}
+
+function threads({ db, projectId, ticketId, input }: ListQuery) {
+  return page(input, async (limit, offset) => {
+    const rows = await db.selectFrom("threads as th").leftJoin("agents as a", "a.id", "th.agent_id")
+      .selectAll("th").select("a.name as agent_name")
+      .where("th.project_id", "=", projectId).where("th.ticket_id", "=", ticketId)
+      .orderBy("th.created_at", "desc").limit(limit).offset(offset).execute();
+    return rows.map((r) => ({
+      id: r.id,
+      agentId: r.agent_id,
+      agentName: r.agent_name,
+      subAgentName: r.sub_agent_name,
+      intent: r.intent,
+      expectedFiles: r.expected_files,
+      ticketId: r.ticket_id,
+      status: r.status,
+      outcome: r.outcome,
+      createdAt: r.created_at.toISOString(),
+      closedAt: r.closed_at?.toISOString() ?? null,
+      lastMessageAt: r.last_message_at?.toISOString() ?? null,
+    }));
+  }, () =>
+    countOf(
+      db.selectFrom("threads").select(COUNT).where("project_id", "=", projectId).where(
+        "ticket_id",
+        "=",
+        ticketId,
+      ),
+    ));
+}
+
+function activities({ db, projectId, ticketId, input }: ListQuery) {
+  const ofTicket = () =>
+    db.selectFrom("session_activities as sa").innerJoin("sessions as s", "s.id", "sa.session_id")
+      .where("s.project_id", "=", projectId).where("s.ticket_id", "=", ticketId);
+  return page(input, async (limit, offset) => {
+    const rows = await ofTicket().selectAll("sa").select(["s.agent_id", "s.sub_agent_name"])
+      .orderBy("sa.created_at", "desc").orderBy("sa.id").limit(limit).offset(offset).execute();
+    return rows.map((r) => ({
+      id: r.id,
+      sessionId: r.session_id,
+      agentId: r.agent_id,
+      subAgentName: r.sub_agent_name,
+      type: r.type,
+      body: r.body,
+      action: r.action,
+      parameter: r.parameter,
+      result: r.result,
+      ephemeral: r.ephemeral,
+      createdAt: r.created_at.toISOString(),
+    }));
+  }, () => countOf(ofTicket().select(COUNT)));
+}
+
+function pullRequests({ db, ticketId, input }: ListQuery) {
+  const prs = () =>
+    db.selectFrom("ticket_artifacts").where("ticket_id", "=", ticketId).where("type", "=", "pull_request");
+  return page(input, async (limit, offset) => {
+    const rows = await prs().selectAll().orderBy("created_at", "desc").orderBy("id").limit(limit).offset(
+      offset,
+    )
+      .execute();
+    return rows.map((r) => ({
+      id: r.id,
+      url: r.url,
+      ref: r.ref,
+      title: r.title,
+      status: r.status,
+      metadata: r.metadata,
+      agentId: r.agent_id,
+      createdAt: r.created_at.toISOString(),
+      updatedAt: r.updated_at.toISOString(),
+    }));
+  }, () => countOf(prs().select(COUNT)));
+}
+
+/** The lists `include` may name, in the order they are read and shown. */
+const LISTS = { comments, ledger, threads, activities, pullRequests } as const;
 
 /**
  * GET /ticket: the ticket by `key` (wins) or `id`, with the lists named in `include`, newest first, each
@@ -74,140 +201,12 @@ export async function readTicket(ctx: ActorCtx, input: ReadTicketInput) {
   const ticketId = found.row.id;
   const include = new Set(input.include ?? []);
   const out: Record<string, unknown> = { ...toTicket(found.row, project.prefix, found.assigneeName) };
-
-  if (include.has("comments")) {
-    out.comments = await page(input, async (limit, offset) => {
-      const rows = await db.selectFrom("ticket_comments").selectAll().where("ticket_id", "=", ticketId)
-        .orderBy("created_at", "desc").orderBy("id").limit(limit).offset(offset).execute();
-      return rows.map((r) => ({
-        id: r.id,
-        authorAgentId: r.author_agent_id,
-        authorName: r.author_name ?? r.author_agent_id,
-        content: r.content,
-        createdAt: r.created_at.toISOString(),
-      }));
-    }, () => countWhere(db, "ticket_comments", ticketId));
-  }
-  if (include.has("ledger")) {
-    out.ledger = await page(input, async (limit, offset) => {
-      const rows = await db.selectFrom("ledger_entries as l").leftJoin("agents as a", "a.id", "l.agent_id")
-        .selectAll("l").select("a.name as agent_name")
-        .where("l.project_id", "=", actor.projectId).where("l.ticket_id", "=", ticketId).where(
-          "l.audit",
-          "=",
-          false,
-        )
-        .orderBy("l.seq", "desc").limit(limit).offset(offset).execute();
-      return rows.map(toLedgerEntry);
-    }, async () => {
-      const r = await db.selectFrom("ledger_entries").select(sql<number>`count(*)::int`.as("n"))
-        .where("project_id", "=", actor.projectId).where("ticket_id", "=", ticketId).where(
-          "audit",
-          "=",
-          false,
-        )
-        .executeTakeFirstOrThrow();
-      return r.n;
-    });
-  }
-  if (include.has("threads")) {
-    out.threads = await page(input, async (limit, offset) => {
-      const rows = await db.selectFrom("threads as th").leftJoin("agents as a", "a.id", "th.agent_id")
-        .selectAll("th").select("a.name as agent_name")
-        .where("th.project_id", "=", actor.projectId).where("th.ticket_id", "=", ticketId)
-        .orderBy("th.created_at", "desc").limit(limit).offset(offset).execute();
-      return rows.map((r) => ({
-        id: r.id,
-        agentId: r.agent_id,
-        agentName: r.agent_name,
-        subAgentName: r.sub_agent_name,
-        intent: r.intent,
-        expectedFiles: r.expected_files,
-        ticketId: r.ticket_id,
-        status: r.status,
-        outcome: r.outcome,
-        createdAt: r.created_at.toISOString(),
-        closedAt: r.closed_at?.toISOString() ?? null,
-        lastMessageAt: r.last_message_at?.toISOString() ?? null,
-      }));
-    }, async () => {
-      const r = await db.selectFrom("threads").select(sql<number>`count(*)::int`.as("n"))
-        .where("project_id", "=", actor.projectId).where("ticket_id", "=", ticketId)
-        .executeTakeFirstOrThrow();
-      return r.n;
-    });
-  }
-  if (include.has("activities")) {
-    out.activities = await page(input, async (limit, offset) => {
-      const rows = await db.selectFrom("session_activities as sa").innerJoin(
-        "sessions as s",
-        "s.id",
-        "sa.session_id",
-      )
-        .selectAll("sa").select(["s.agent_id", "s.sub_agent_name"])
-        .where("s.project_id", "=", actor.projectId).where("s.ticket_id", "=", ticketId)
-        .orderBy("sa.created_at", "desc").orderBy("sa.id").limit(limit).offset(offset).execute();
-      return rows.map((r) => ({
-        id: r.id,
-        sessionId: r.session_id,
-        agentId: r.agent_id,
-        subAgentName: r.sub_agent_name,
-        type: r.type,
-        body: r.body,
-        action: r.action,
-        parameter: r.parameter,
-        result: r.result,
-        ephemeral: r.ephemeral,
-        createdAt: r.created_at.toISOString(),
-      }));
-    }, async () => {
-      const r = await db.selectFrom("session_activities as sa").innerJoin(
-        "sessions as s",
-        "s.id",
-        "sa.session_id",
-      )
-        .select(sql<number>`count(*)::int`.as("n"))
-        .where("s.project_id", "=", actor.projectId).where("s.ticket_id", "=", ticketId)
-        .executeTakeFirstOrThrow();
-      return r.n;
-    });
-  }
-  if (include.has("pullRequests")) {
-    out.pullRequests = await page(input, async (limit, offset) => {
-      const rows = await db.selectFrom("ticket_artifacts").selectAll().where("ticket_id", "=", ticketId)
-        .where("type", "=", "pull_request").orderBy("created_at", "desc").orderBy("id").limit(limit).offset(
-          offset,
-        )
-        .execute();
-      return rows.map((r) => ({
-        id: r.id,
-        url: r.url,
-        ref: r.ref,
-        title: r.title,
-        status: r.status,
-        metadata: r.metadata,
-        agentId: r.agent_id,
-        createdAt: r.created_at.toISOString(),
-        updatedAt: r.updated_at.toISOString(),
-      }));
-    }, async () => {
-      const r = await db.selectFrom("ticket_artifacts").select(sql<number>`count(*)::int`.as("n"))
-        .where("ticket_id", "=", ticketId).where("type", "=", "pull_request").executeTakeFirstOrThrow();
-      return r.n;
-    });
+  const query: ListQuery = { db, projectId: actor.projectId, ticketId, input };
+  for (const [name, list] of Object.entries(LISTS)) {
+    if (include.has(name as TicketInclude)) out[name] = await list(query);
   }
   if (include.has("ciStatus")) out.ciStatus = await ciStatus(db, ticketId);
   return out;
-}
-
-async function countWhere(db: DbOrTrx, table: "ticket_comments", ticketId: string): Promise<number> {
-  const r = await db.selectFrom(table).select(sql<number>`count(*)::int`.as("n")).where(
-    "ticket_id",
-    "=",
-    ticketId,
-  )
-    .executeTakeFirstOrThrow();
-  return r.n;
 }
 
 const CI_STATES: Record<string, "pending" | "passing" | "failing"> = {
@@ -225,14 +224,14 @@ const CI_STATES: Record<string, "pending" | "passing" | "failing"> = {
   red: "failing",
 };
 
+type CiRow = { url: string; type: string; metadata: Record<string, unknown>; updated_at: Date };
+
 /**
- * The ticket's CI state, as reported on its artifacts: the newest artifact whose `metadata.ciStatus`
+ * The ticket's CI state, as reported on its artifacts (newest first): the first whose `metadata.ciStatus`
  * (or `metadata.ci.status`) is a known word decides; `unknown` when none reports one. The service runs
  * no CI itself.
  */
-async function ciStatus(db: DbOrTrx, ticketId: string) {
-  const rows = await db.selectFrom("ticket_artifacts").select(["url", "type", "metadata", "updated_at"])
-    .where("ticket_id", "=", ticketId).orderBy("updated_at", "desc").limit(50).execute();
+export function ciStatusOf(rows: CiRow[]) {
   for (const r of rows) {
     const meta = r.metadata ?? {};
     const ci = typeof meta.ci === "object" && meta.ci !== null ? meta.ci as Record<string, unknown> : {};
@@ -252,4 +251,10 @@ async function ciStatus(db: DbOrTrx, ticketId: string) {
     }
   }
   return { state: "unknown" as const, source: null, url: null, updatedAt: null };
+}
+
+async function ciStatus(db: DbOrTrx, ticketId: string) {
+  const rows = await db.selectFrom("ticket_artifacts").select(["url", "type", "metadata", "updated_at"])
+    .where("ticket_id", "=", ticketId).orderBy("updated_at", "desc").limit(50).execute();
+  return ciStatusOf(rows);
 }
