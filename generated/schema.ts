@@ -6061,6 +6061,237 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/skill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The agent skill document
+         * @description Any valid token, no scope; costs 1 unit. The instructions an agent follows to work with the service (Markdown), at the version that GET /context reports as `skillVersion`. When context says `skillStale: true`, read this again and report the new `version` as `skill_hash` in your environment report (POST /session/{sessionId}/report). The response carries `ETag: "<version>"`; a request with that value in `If-None-Match` answers 304 without a body while the document is unchanged.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The ETag of a previous answer: 304 without a body when the document has not changed */
+                    "if-none-match"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The skill document */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SkillDocument"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description Unchanged since the ETag sent in If-None-Match */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/issue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's issues (open tickets by default)
+         * @description Scope read:board (design: the spec shows no shape for this endpoint); costs 1 unit. The target of `issuesUrl` (from POST /pair/connect): the project's tickets as an issue tracker lists them, in number order. `state` `open` (default) is every board column but `done` and `cancelled`, `closed` those two, `all` both. Filters `assigneeId` (UUID, `me` or `none`) and `labels` (comma list of tags, all required). Cursor pagination as on GET /board: pass `nextCursor` back unchanged as `cursor` with the same filters. Each issue carries its `key` (accepted wherever a ticket id is), `url` (the whole ticket: GET /ticket?key=) and `nextAction`. GET /board gives every ticket field, status counts and collision warnings.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Agent UUID, `me` (the caller) or `none` (unassigned) */
+                    assigneeId?: string;
+                    /** @description The nextCursor of the previous page, unchanged, with the same filters */
+                    cursor?: string;
+                    /** @description `open` (default): every column but done and cancelled; `closed`: done and cancelled; `all` */
+                    state?: "open" | "closed" | "all";
+                    /** @description Comma list of tags; an issue matches only when it carries every listed tag */
+                    labels?: string;
+                    /** @description 1 to 100, default 50 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of issues */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["IssueList"];
+                            meta: components["schemas"]["Meta"];
+                        };
+                    };
+                };
+                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description VALIDATION_ERROR: body without a JSON content type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/oauth/token": {
         parameters: {
             query?: never;
@@ -6783,7 +7014,7 @@ export interface components {
             project: components["schemas"]["ProjectSummary"];
             /** @description {origin}/docs */
             docsUrl: string;
-            /** @description {origin}/api/board */
+            /** @description {origin}/api/issue: the project's open tickets (GET /issue) */
             issuesUrl: string;
             /** @description {origin}/openapi.json */
             schemaUrl: string;
@@ -8726,6 +8957,64 @@ export interface components {
             nextCursor: string;
             /** @description True when the page was full: call again at once */
             hasMore: boolean;
+        };
+        SkillDocument: {
+            /**
+             * @description Opaque; equals `skillVersion` of GET /context. Send it back as `skill_hash` in your environment report so that `skillStale` tells you when it changes.
+             * @example skill-3f9a0c12be71
+             */
+            version: string;
+            /** @example Working with the coordination service */
+            title: string;
+            /** @enum {string} */
+            mediaType: "text/markdown";
+            /** @description The whole document (Markdown) */
+            content: string;
+            /** @description Length of `content` in Unicode code points */
+            totalChars: number;
+            /** @description {origin}/docs: the full API reference */
+            docsUrl: string;
+        };
+        IssueList: {
+            issues: components["schemas"]["Issue"][];
+            /** @description Matching issues across all pages */
+            total: number;
+            returned: number;
+            /** @description Pass back unchanged as `cursor` with the same filters; null on the last page */
+            nextCursor: string | null;
+            /** @description {origin}/api/board: the board with every ticket field */
+            boardUrl: string;
+        };
+        Issue: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            title: string;
+            status: string;
+            type: string | null;
+            /**
+             * @description Stored as tag priority:<level>; normal adds no tag
+             * @enum {string}
+             */
+            priority: "critical" | "high" | "normal" | "low";
+            assignee: {
+                agentId: string;
+                name: string;
+            } | null;
+            createdAt: string;
+            updatedAt: string;
+            nextAction: components["schemas"]["TicketNextAction"];
+            /**
+             * @description The ticket key, accepted wherever a ticket id is
+             * @example DEMO-12
+             */
+            key: string;
+            /** @enum {string} */
+            state: "open" | "closed";
+            /** @description The ticket's tags */
+            labels: string[];
+            /** @description {origin}/api/ticket?key=KEY: the whole ticket */
+            url: string;
         };
         OAuthTokenResponse: {
             /** @description RS256 JWT (`typ: at+jwt`), 1 hour */
