@@ -5,6 +5,9 @@ import { bodyGuards, MAX_BODY_BYTES, PAIRING_MAX_BODY_BYTES } from "@/http/body.
 import type { AppDeps, AppEnv } from "@/http/env.ts";
 import { errorBody, errorResponse } from "@/http/errors.ts";
 import { requestId } from "@/http/request-id.ts";
+import { accessLog, type LogWriter } from "@/http/access-log.ts";
+import { Metrics } from "@/http/metrics.ts";
+import { registerOps } from "@/routes/ops.ts";
 import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
@@ -26,10 +29,19 @@ export function createApi(): OpenAPIHono<AppEnv> {
   return api;
 }
 
+/** What the service reports about itself: metrics (one registry per process) and the access log. */
+export interface AppOptions {
+  metrics?: Metrics;
+  /** One line per request; none when omitted (tests). */
+  log?: LogWriter;
+}
+
 /** The whole service: REST under /api and /svc, operator API, health, document and docs page. */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const metrics = options.metrics ?? new Metrics();
   app.use("*", requestId());
+  app.use("*", accessLog(metrics, options.log));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
@@ -68,7 +80,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const document = buildOpenApiDocument(api);
   const documentJson = JSON.stringify(document, null, 2) + "\n";
-  app.get("/health", (c) => c.json({ ok: true, version: deps.config.version }));
+  registerOps(app, metrics);
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
   app.get("/docs", (c) => c.html(docsPage(document as Parameters<typeof docsPage>[0])));
   return app;

@@ -18,6 +18,8 @@ export interface Config {
    */
   trustedProxies: readonly string[];
   version: string;
+  /** `LOG_FORMAT`: `json`, `text` or `off`; unset means JSON unless stdout is a terminal. */
+  logFormat?: "json" | "text" | "off" | undefined;
 }
 
 export const SERVICE_VERSION = "1.0.0";
@@ -26,6 +28,10 @@ export function readConfig(env: Record<string, string | undefined>): Config {
   const port = Number(env.PORT ?? "8787");
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`Cannot read PORT "${env.PORT}": not a port number`);
+  }
+  const logFormat = env.LOG_FORMAT || undefined;
+  if (logFormat !== undefined && !["json", "text", "off"].includes(logFormat)) {
+    throw new Error(`Cannot read LOG_FORMAT "${logFormat}": use json, text or off`);
   }
   return {
     port,
@@ -39,5 +45,6 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     noDemo: env.SVC_NO_DEMO === "1",
     trustedProxies: parseTrustedProxies(env.SVC_TRUST_PROXY),
     version: SERVICE_VERSION,
+    logFormat: logFormat as Config["logFormat"],
   };
 }

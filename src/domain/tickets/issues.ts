@@ -19,9 +19,9 @@ export interface IssueInput {
 export async function listIssues(ctx: ActorCtx, input: IssueInput) {
   const project = await loadProject(ctx.db, ctx.actor.projectId);
   const columns = boardColumns(project.settings);
-  const statuses = input.state === "all" ? columns : columns.filter((s) =>
-    isTerminal(s) === (input.state === "closed")
-  );
+  const statuses = input.state === "all"
+    ? columns
+    : columns.filter((s) => isTerminal(s) === (input.state === "closed"));
   const board = await readBoard(ctx, {
     status: statuses.join(","),
     assigneeId: input.assigneeId,
