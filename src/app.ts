@@ -12,7 +12,7 @@ import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
 import { documentOAuthTokenRoutes, oauthTokenRoutes } from "@/routes/oauth/token.ts";
-import { docsPage } from "@/routes/docs-page.ts";
+import { registerDocs } from "@/routes/docs.ts";
 import { documentOAuthMetadata, registerOAuthMetadata } from "@/routes/oauth/metadata.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
@@ -82,6 +82,6 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   const documentJson = JSON.stringify(document, null, 2) + "\n";
   registerOps(app, metrics);
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
-  app.get("/docs", (c) => c.html(docsPage(document as Parameters<typeof docsPage>[0])));
+  registerDocs(app);
   return app;
 }

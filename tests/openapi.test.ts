@@ -33,13 +33,6 @@ test("every operation declares its rate-limit cost and error responses", async (
   }
 });
 
-test("GET /docs renders a readable HTML reference", async () => {
-  const res = await call("GET", "/docs");
-  assert.equal(res.status, 200);
-  assert.match(res.text, /<h1>Agent Coordination Service/);
-  assert.match(res.text, /\/pair\/connect/);
-});
-
 test("GET /health answers { ok: true, version: 1.0.0 }", async () => {
   const res = await call("GET", "/health");
   assert.deepEqual(res.body, { ok: true, version: "1.0.0" });
