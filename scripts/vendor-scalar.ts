@@ -36,4 +36,6 @@ for (let off = 0; off + 512 <= tar.length;) {
 if (!found) throw new Error(`${MEMBER} not in the tarball`);
 const gz = await bytesOf(new Blob([found]).stream().pipeThrough(new CompressionStream("gzip")));
 await Deno.writeFile(OUT, gz);
-console.log(`wrote ${OUT.pathname} (${found.length} bytes, ${gz.length} gzip) from @scalar/api-reference@${VERSION}`);
+console.log(
+  `wrote ${OUT.pathname} (${found.length} bytes, ${gz.length} gzip) from @scalar/api-reference@${VERSION}`,
+);
