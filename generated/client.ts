@@ -3,7 +3,7 @@
  * Usage: `const api = createSvcClient({ baseUrl: "http://localhost:8787/api", token })`,
  * then `await api.GET("/me")` or `await api.POST("/pair/connect", { body: { code } })`.
  */
-import createClient, { type Client } from "openapi-fetch";
+import createClient, { type Client } from "npm:openapi-fetch@0.17.0";
 import type { components, paths } from "./schema.ts";
 
 export type { components, paths };
