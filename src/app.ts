@@ -6,6 +6,7 @@ import type { AppDeps, AppEnv } from "@/http/env.ts";
 import { errorBody, errorResponse } from "@/http/errors.ts";
 import { requestId } from "@/http/request-id.ts";
 import { accessLog, type LogWriter } from "@/http/access-log.ts";
+import { apiCors, htmlSecurityHeaders } from "@/http/browser.ts";
 import { Metrics } from "@/http/metrics.ts";
 import { registerOps } from "@/routes/ops.ts";
 import { textGuard } from "@/http/text-guard.ts";
@@ -42,6 +43,9 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   const metrics = options.metrics ?? new Metrics();
   app.use("*", requestId());
   app.use("*", accessLog(metrics, options.log));
+  app.use("*", htmlSecurityHeaders());
+  app.use("/api/*", apiCors(deps.config.corsOrigins));
+  app.use("/svc/*", apiCors(deps.config.corsOrigins));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();

@@ -18,6 +18,8 @@ export interface Config {
    */
   trustedProxies: readonly string[];
   version: string;
+  /** `CORS_ORIGINS`: browser origins allowed to call the REST API (comma-separated, `*` for any); none by default. */
+  corsOrigins: readonly string[];
   /** `LOG_FORMAT`: `json`, `text` or `off`; unset means JSON unless stdout is a terminal. */
   logFormat?: "json" | "text" | "off" | undefined;
 }
@@ -46,5 +48,6 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     trustedProxies: parseTrustedProxies(env.SVC_TRUST_PROXY),
     version: SERVICE_VERSION,
     logFormat: logFormat as Config["logFormat"],
+    corsOrigins: (env.CORS_ORIGINS ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean),
   };
 }
