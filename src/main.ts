@@ -76,7 +76,8 @@ function portInUse(config: Config): string {
 
 /** Refuses a busy port before the database is opened, so the failure comes at once. */
 function assertPortFree(config: Config): void {
-  if (config.port === 0) return;
+  // Deno Deploy assigns the socket itself (and sets DENO_DEPLOYMENT_ID).
+  if (config.port === 0 || Deno.env.get("DENO_DEPLOYMENT_ID")) return;
   try {
     Deno.listen({ hostname: config.host, port: config.port }).close();
   } catch (err) {
@@ -195,5 +196,10 @@ const shutdown = async (signal: Deno.Signal) => {
   });
   Deno.exit(clean ? 0 : 1);
 };
-Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
-if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
+try {
+  Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
+} catch (err) {
+  // Platforms without signals (Deno Deploy) stop the isolate themselves.
+  log("warn", `no signal handlers: ${messageOf(err)}`);
+}
