@@ -25,7 +25,7 @@ if (actual !== INTEGRITY) throw new Error(`integrity mismatch: ${actual}`);
 // A ustar archive: 512-byte headers (name at 0, octal size at 124), contents padded to 512 bytes.
 const tar = await bytesOf(new Blob([tgz]).stream().pipeThrough(new DecompressionStream("gzip")));
 const text = new TextDecoder();
-let found: Uint8Array | null = null;
+let found: Uint8Array<ArrayBuffer> | null = null;
 for (let off = 0; off + 512 <= tar.length;) {
   const name = text.decode(tar.subarray(off, off + 100)).replace(/\0.*$/s, "");
   if (name === "") break;
@@ -34,7 +34,9 @@ for (let off = 0; off + 512 <= tar.length;) {
   off += 512 + Math.ceil(size / 512) * 512;
 }
 if (!found) throw new Error(`${MEMBER} not in the tarball`);
-const gz = await bytesOf(new Blob([found]).stream().pipeThrough(new CompressionStream("gzip")));
+const gz = await bytesOf(
+  new Blob([new Uint8Array(found)]).stream().pipeThrough(new CompressionStream("gzip")),
+);
 await Deno.writeFile(OUT, gz);
 console.log(
   `wrote ${OUT.pathname} (${found.length} bytes, ${gz.length} gzip) from @scalar/api-reference@${VERSION}`,
