@@ -11,7 +11,7 @@ const INTEGRITY =
 const MEMBER = "package/dist/browser/standalone.js";
 const OUT = new URL("../src/routes/vendor/scalar-standalone.js.gz", import.meta.url);
 
-async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
@@ -30,7 +30,7 @@ for (let off = 0; off + 512 <= tar.length;) {
   const name = text.decode(tar.subarray(off, off + 100)).replace(/\0.*$/s, "");
   if (name === "") break;
   const size = parseInt(text.decode(tar.subarray(off + 124, off + 136)).replace(/\0.*$/s, "").trim(), 8);
-  if (name === MEMBER) found = tar.subarray(off + 512, off + 512 + size);
+  if (name === MEMBER) found = tar.slice(off + 512, off + 512 + size);
   off += 512 + Math.ceil(size / 512) * 512;
 }
 if (!found) throw new Error(`${MEMBER} not in the tarball`);
