@@ -3,7 +3,9 @@
  * Usage: `const api = createSvcClient({ baseUrl: "http://localhost:8787/api", token })`,
  * then `await api.GET("/me")` or `await api.POST("/pair/connect", { body: { code } })`.
  */
-import createClient, { type Client } from "openapi-fetch";
+// Self-contained on purpose: other projects import this file without this project's import map.
+// deno-lint-ignore no-import-prefix
+import createClient, { type Client } from "npm:openapi-fetch@0.17.0";
 import type { components, paths } from "./schema.ts";
 
 export type { components, paths };

@@ -13,114 +13,7 @@ export interface paths {
          * Pair an agent with a code and get a session token
          * @description No Authorization header. Body at most 64 KB (413 PAYLOAD_TOO_LARGE). Errors: 400 BAD_REQUEST; 401 INVALID_CODE, PASSWORD_REQUIRED; 403 INVALID_PASSWORD (code not consumed), PROJECT_INACTIVE, ORG_SUSPENDED, AGENT_REVOKED, AGENT_LIMIT; 404 PROJECT_NOT_FOUND, ORG_NOT_FOUND, AGENT_NOT_FOUND; 429 RATE_LIMITED (10 attempts per 5 minutes per IP); 503 SERVICE_UNAVAILABLE (recovery RETRY_LATER). A wrong password or a used code presented by another agent is a strike against the code; three strikes invalidate it (unknown codes cannot be struck: there is nothing to count against). The agent that consumed a code may present it again within one hour of first use (status reconnected); it is recognised by its agent name (case-insensitive), or always when the code was issued for an existing agent. INVALID_CODE and AGENT_REVOKED carry recovery REQUEST_NEW_PAIRING_CODE: they are the refusals a new code resolves. Agent limits per project: free 10, builder 25, growth 100, team 500, enterprise unlimited (revoked agents do not count). When the code names a platform or model (orchestrator or admin codes), those win over the body's. Pairing completes the agent's open sessions and revokes their tokens.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PairConnectRequest"];
-                };
-            };
-            responses: {
-                /** @description Paired */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PairConnectResponse"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postPairConnect"];
         delete?: never;
         options?: never;
         head?: never;
@@ -140,114 +33,7 @@ export interface paths {
          * Mint a one-hour pairing code for a new agent (orchestrators)
          * @description Orchestrator role and scope write:agents (403 FORBIDDEN otherwise). The code pairs an agent in the caller's project with the given agentName, role (generator default, evaluator or observer; anything else 400 VALIDATION_ERROR) and, when given, platform and model. Valid one hour (ttlSeconds 3600), single use. 409 CONFLICT when agentName belongs to an orchestrator of the project.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PairCodeRequest"];
-                };
-            };
-            responses: {
-                /** @description Code minted */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PairCodeResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postPairCode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -265,93 +51,7 @@ export interface paths {
          * Onboarding prompt for a pairing code (text/plain)
          * @description No Authorization header. The route answers in text/plain. 200: a prompt to paste into the agent: the project, the exact POST /pair/connect call (with a password placeholder when the project has one), how to send the session token, and the work loop. 400 when code is missing or repeated. 404 with one fixed text when the code is unknown, expired, invalidated, or used and past its one-hour reuse window (the project is never revealed). 429 (Retry-After) beyond 30 look-ups per 5 minutes per address. Reading the prompt neither consumes the code nor counts as a strike.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Required: the pairing code (case and punctuation ignored) */
-                    code?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The onboarding prompt */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description Missing or repeated code (text/plain); text the service cannot store, a NUL or a lone surrogate, is refused before the route as JSON VALIDATION_ERROR */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Unknown or expired code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Too many look-ups; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/plain": string;
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getPairPrompt"];
         put?: never;
         post?: never;
         delete?: never;
@@ -371,101 +71,7 @@ export interface paths {
          * Who the caller is
          * @description Any valid token, no scope (every token type and role). Cached 30 seconds per token (same body and cachedAt), except plan.callsRemaining, which is current (the lower of the agent's and the project's hourly windows, as meta.callsRemaining; null on unlimited plans). session is null for API keys, which have no session. With X-Svc-SubAgent (session tokens) the body describes the sub-agent: agent.subAgentName, its role, its own session and the sub-agent scopes. Session token lifetime (svc_sess_): 7 days from issue (hard limit, not extended by use) and a 24-hour idle window that every authenticated call restarts; more than 200 requests in 5 minutes on one session token answer 401; the token stops working when its session completes or is canceled. Rotate with POST /session/refresh (or take meta.refreshedToken from GET /context near the limit).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The caller */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Me"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
@@ -487,96 +93,7 @@ export interface paths {
          * Rotate a session token (live or within 7 days after expiry)
          * @description No Authorization header. Body exactly { token } (a missing token or any other field: 400 VALIDATION_ERROR). A token that is still valid refreshes in mode live; one that expired (7-day limit or 24-hour idle window) at most 7 days ago refreshes in mode grace. The old token is revoked at once, with the sub-agent tokens minted from it and any unused meta.refreshedToken replacement; the new token is bound to the same session, has the role's default scopes and a new 7-day limit. 401 UNAUTHORIZED (recovery REPAIR), with one identical body, for an unknown, revoked or too old token, a closed session and a revoked agent, archived project or suspended organization. 429 RATE_LIMITED beyond 5 refreshes per agent per hour, with details.retryAfterSeconds and Retry-After.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SessionRefreshRequest"];
-                };
-            };
-            responses: {
-                /** @description New token */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SessionRefreshResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSessionRefresh"];
         delete?: never;
         options?: never;
         head?: never;
@@ -594,116 +111,7 @@ export interface paths {
          * Read a session and its activities
          * @description Any valid token, no scope (design: the spec names none). Your own sessions; orchestrators may read any session of the project. Another agent's session, a session of another project or an unknown id answers 404 NOT_FOUND. Activities come oldest first with offset pagination (limit 1 to 500, default 100; offset) and a pagination object. Ephemeral activities are kept only until the next activity is posted.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Activities per page, 1 to 500 (default 100) */
-                    limit?: number;
-                    offset?: number | null;
-                };
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The session */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SessionDetail"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSessionBySessionId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -713,125 +121,7 @@ export interface paths {
          * Replace the plan, cancel, or force-complete a session
          * @description Scope write:ledger. Provide status or plan (else 400 VALIDATION_ERROR). plan (up to 50 items { content, status }) replaces the whole plan and increases planVersion by one; expectedPlanVersion refuses a stale write with 409 CONFLICT and details.currentPlanVersion, changing nothing. status canceled cancels the session and revokes its token (and sub-agent tokens minted from it). status complete is only for an orchestrator closing another agent's session; orchestrators may also replace the plan of, or cancel, any session of the project. 403 FORBIDDEN with recovery use_closeout_path: a non-orchestrator patching someone else's session, or any session completing itself (use POST /session/complete). 404 NOT_FOUND: unknown session or another project's. 409 CONFLICT: the session is already complete or canceled. Answers the updated session.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SessionPatchRequest"];
-                };
-            };
-            responses: {
-                /** @description The updated session */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Session"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchSessionBySessionId"];
         trace?: never;
     };
     "/session/{sessionId}/activity": {
@@ -847,125 +137,7 @@ export interface paths {
          * Post a session activity
          * @description Scope write:ledger; the session must be yours and open. Sets the session status: elicitation -> awaiting_input, error -> error, thought/action/response -> active. body is required except for type action (up to 4000 characters, 8000 for response); action and parameter are required for type action and refused on other types, result is optional (4000). ephemeral (default false) is allowed on thought and action only; an ephemeral activity is removed when the next activity is posted. Errors: 400 VALIDATION_ERROR (details.fields); 403 FORBIDDEN when an orchestrator posts to another agent's session (recovery PROVIDE_SESSION_ID); 404 NOT_FOUND for anyone else's or an unknown session; 409 CONFLICT on a complete or canceled session; 429 BACKPRESSURE beyond 100 activities per session per 5-minute window (Retry-After, details.retryAfterSeconds).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SessionActivityRequest"];
-                };
-            };
-            responses: {
-                /** @description Activity recorded */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SessionActivityResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSessionActivity"];
         delete?: never;
         options?: never;
         head?: never;
@@ -985,125 +157,7 @@ export interface paths {
          * Post the environment report of your session
          * @description Scope write:ledger; your own open session (404 NOT_FOUND for others', 403 for an orchestrator on another agent's session, 409 CONFLICT when closed). Every field optional, unknown fields kept; limits: model, company, platform, git_head, skill_hash 100 characters; git_branch, git_remote, working_dir 500; uncommitted_files 200 paths. Posting again replaces the report whole (no merge). The report appears as session.environmentReport in GET /session/{sessionId}.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    sessionId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["EnvironmentReport"];
-                };
-            };
-            responses: {
-                /** @description Stored */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SessionReportResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSessionReport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1123,226 +177,12 @@ export interface paths {
          * Mint a sub-agent session and token (orchestrators)
          * @description Orchestrator role, scope write:agents and a live svc_sess_ bearer: API keys, OAuth tokens, sub-agent tokens and calls made as a sub-agent (X-Svc-SubAgent) get 403 FORBIDDEN. Registers name (1 to 64 letters, digits, underscore, dash) under the caller, opens the sub-agent's own session and returns a svc_sub_ token valid ttlHours (1 to 72, default 24; no idle expiry) with the sub-agent scopes. role generator or evaluator; orchestrator answers 422 VALIDATION_ERROR; other values 400. Minting an existing name again replaces it (earlier tokens revoked, open sessions completed). The token stops working when the parent session token is revoked or rotated. Writes an AGENT_SPAWNED ledger entry. The registered name may also be used with the parent's session token through X-Svc-SubAgent: the call then acts as the sub-agent (its role, its own session, scopes capped to the sub-agent set); the header is ignored with svc_sub_ tokens and API keys.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SubAgentMintRequest"];
-                };
-            };
-            responses: {
-                /** @description Sub-agent minted */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SubAgentMintResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSubagentSession"];
         /**
          * End a sub-agent: revoke its tokens and complete its session
          * @description Orchestrator role and scope write:agents (design: the spec gives no policy; session token or API key of the parent agent, like minting). Body { name }. Unregisters the name (X-Svc-SubAgent with it then answers 401), revokes its svc_sub_ tokens, completes its open sessions and writes an AGENT_COMPLETED ledger entry. 404 NOT_FOUND when the caller has no registered sub-agent of that name (never minted, or already deleted).
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SubAgentDeleteRequest"];
-                };
-            };
-            responses: {
-                /** @description Sub-agent ended */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SubAgentDeleteResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteSubagentSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1359,123 +199,7 @@ export interface paths {
          * Read one ticket
          * @description Scope read:board (design: the spec names none, and read:ticket is granted to OAuth tokens only, so session and sub-agent tokens could never read a ticket with it); costs 3 units. `key` (<PREFIX>-<number>, wins over `id`) or `id` (UUID): neither answers 400 VALIDATION_ERROR; an unknown ticket 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). `include` adds lists, newest first: `comments`, `ledger` (agent and system entries, no audit entries), `threads` (without messages), `activities` (of sessions linked to the ticket), `pullRequests` (pull_request artifacts) and `ciStatus` (object: the newest artifact whose metadata.ciStatus or metadata.ci.status reports a state; `unknown` otherwise). `limit` (1 to 100, default 20) and `offset` page each list (offset pagination); `paginate=v2` wraps each list as `{ data, pagination { total, limit, offset, hasMore } }`. Without include the ticket carries no comments or ledger.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Ticket UUID */
-                    id?: string;
-                    /** @description Human key <PREFIX>-<number>; wins over id when both are given */
-                    key?: string;
-                    /** @description Comma list of comments, ledger, threads, activities, pullRequests, ciStatus */
-                    include?: string;
-                    /** @description Items per included list, 1 to 100 (default 20) */
-                    limit?: number;
-                    /** @description Offset into each included list (offset pagination, see paginate=v2) */
-                    offset?: number | null;
-                    /** @description v2 wraps the included comments, ledger, threads, activities and pullRequests as { data, pagination { total, limit, offset, hasMore } } */
-                    paginate?: "v2";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The ticket */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["TicketDetail"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getTicket"];
         put?: never;
         /**
          * Create a ticket
@@ -1493,391 +217,19 @@ export interface paths {
          *
          *     Errors: 400 VALIDATION_ERROR (fields, limits, malformed branch, non-UUID sprintId or parentId, more than 10 tags); 403 FORBIDDEN (scope, orchestrator assignToSelf); 404 TICKET_NOT_FOUND (parent); 404 NOT_FOUND (sprint, recovery LIST_SPRINTS); 422 VALIDATION_ERROR (settings requireType, allowedTypes, requireDescription; nesting; sprint complete, archived or cancelled); 422 BRIEF_REQUIRED (first ticket of a project without a brief, recovery WRITE_PROJECT_BRIEF).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description `1` or `true`: an older client that may omit the agent-first fields until the sunset */
-                    "X-Svc-Legacy-Create"?: string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CreateTicketRequest"];
-                };
-            };
-            responses: {
-                /** @description Idempotent repeat: the original ticket */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["IdempotentTicketCreate"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["CreatedTicket"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postTicket"];
         /**
          * Delete a ticket
          * @description Scope write:ticket; costs 3 units. Body `{ ticketId }` (UUID or key). Only the ticket's creator (with its sub-agents) or an orchestrator: 403 FORBIDDEN otherwise. Refused with 400 VALIDATION_ERROR, nothing deleted, while the ticket is `in_progress`, `in_review` or `qa` (recovery USE_VALID_TRANSITION: cancel it instead) or has open claims (live, unreleased, unexpired; recovery RETRY_LATER, `details.openClaims`). 404 TICKET_NOT_FOUND for an unknown ticket. Children stay, without parent; ledger entries stay. Response `{ deleted: { id, number, ticketRef, title } }`.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["DeleteTicketRequest"];
-                };
-            };
-            responses: {
-                /** @description Deleted */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["DeletedTicket"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        delete: operations["deleteTicket"];
         options?: never;
         head?: never;
         /**
          * Update a ticket: fields, assignment, and one status move (action or status)
-         * @description Scope write:ticket. At least one field besides ticketId (and expectedStatus), else 400. `action` wins over `status`. Board (design, TKT-038/TKT-069): the default board is backlog, claimed, in_progress, blocked, needs_review, review, changes_requested, done, cancelled, with the spec's transition table; changes_requested is the reviewer's outcome (review to changes_requested; from it: in_progress, backlog, cancelled). in_review, qa and sprint_backlog are column names a custom board may declare (settings.columns); on the default board they are unknown statuses. A custom board's statuses are its columns plus backlog and cancelled (always present); a ticket moves to the previous or next column, backlog, blocked (when a column) and cancelled, and from review, in_review or qa also to done, changes_requested and in_progress when they are columns. done and cancelled are terminal on every board. GET /workflow returns the caller's board as data. Who may change what: orchestrators anything (but never claim: action claim or assignToSelf answers 403 FORBIDDEN with guidance and recovery MINT_SUBAGENT_SESSION); any other agent may claim an unassigned ticket (assignToSelf, or action claim); the assignee changes their own ticket; the designated reviewer (reviewerAgentId) moves a ticket in review, in_review or qa to done (through approval outside light), changes_requested or in_progress (also actions approve in light and request_changes) and may attach a reviewHandoff; title and description only by the assignee, the creator or an orchestrator; everyone else 403 FORBIDDEN. A human-only ticket answers 403 with code VALIDATION_ERROR. Checks, in order: human-only, orchestrator claim, assignment conflict, unknown status, permissions (before anything about the ticket's state is revealed), then the guards. Unknown status: 400 VALIDATION_ERROR (details.validStatuses, recovery USE_VALID_STATUS); a terminal ticket 422 INVALID_TRANSITION; a status or action target equal to the current status 409 CONFLICT (details.observedStatus, reason ALREADY_IN_STATUS, recovery REFRESH_TICKET_STATE: the move has happened); guard 4 outside light: any move to done 403 FORBIDDEN (recovery APPROVE_VIA_ENDPOINT when the ticket is in review, else REQUEST_REVIEW), also action approve outside light (TKT-077); an illegal move 422 INVALID_TRANSITION (details.validTransitions, recovery USE_VALID_TRANSITION; actions add details.validActions); guard 3 in medium, strict and auto: entering in_progress needs acknowledged criteria (400 VALIDATION_ERROR, recovery ACKNOWLEDGE_CRITERIA, or ADD_CRITERIA when there are none); guard 5 outside light: entering review, in_review, qa or done needs a TESTED or VERIFIED ledger entry on the ticket (400 VALIDATION_ERROR, recovery LOG_TESTED_ENTRY); entering a review status (review, in_review, qa, needs_review) from outside review needs a complete reviewHandoff, sent or stored (400 REVIEW_HANDOFF_MISSING, details.fields, recovery ATTACH_REVIEW_HANDOFF); guard 7: a done ticket's title and description cannot be edited (422 VALIDATION_ERROR, details.fields). Guard 6: the whole write is one conditional UPDATE on the status (and assignee) read at the start; a concurrent change answers 409 CONFLICT with details.observedStatus and recovery REFRESH_TICKET_STATE, and nothing is written. assignToSelf on a ticket another agent holds: 409 CONFLICT. Side effects: entering review from outside (submit_for_review or a status write) releases the caller's own claims on the ticket; reaching done or cancelled releases every claim on it; leaving review for work clears the stored reviewHandoff. reviewHistory items are { event: submitted | changes_requested | approved, agentId, agentName, from, to, at, handoff?, comment? }. Unknown ticket: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF).
+         * @description Scope write:ticket. At least one field besides ticketId (and expectedStatus), else 400. `action` wins over `status`. Board (design): the default board is backlog, claimed, in_progress, blocked, needs_review, review, changes_requested, done, cancelled, with the spec's transition table; changes_requested is the reviewer's outcome (review to changes_requested; from it: in_progress, backlog, cancelled). in_review, qa and sprint_backlog are column names a custom board may declare (settings.columns); on the default board they are unknown statuses. A custom board's statuses are its columns plus backlog and cancelled (always present); a ticket moves to the previous or next column, backlog, blocked (when a column) and cancelled, and from review, in_review or qa also to done, changes_requested and in_progress when they are columns. done and cancelled are terminal on every board. GET /workflow returns the caller's board as data. Who may change what: orchestrators anything (but never claim: action claim or assignToSelf answers 403 FORBIDDEN with guidance and recovery MINT_SUBAGENT_SESSION); any other agent may claim an unassigned ticket (assignToSelf, or action claim); the assignee changes their own ticket; the designated reviewer (reviewerAgentId) moves a ticket in review, in_review or qa to done (through approval outside light), changes_requested or in_progress (also actions approve in light and request_changes) and may attach a reviewHandoff; title and description only by the assignee, the creator or an orchestrator; everyone else 403 FORBIDDEN. A human-only ticket answers 403 with code VALIDATION_ERROR. Checks, in order: human-only, orchestrator claim, assignment conflict, unknown status, permissions (before anything about the ticket's state is revealed), then the guards. Unknown status: 400 VALIDATION_ERROR (details.validStatuses, recovery USE_VALID_STATUS); a terminal ticket 422 INVALID_TRANSITION; a status or action target equal to the current status 409 CONFLICT (details.observedStatus, reason ALREADY_IN_STATUS, recovery REFRESH_TICKET_STATE: the move has happened); guard 4 outside light: any move to done 403 FORBIDDEN (recovery APPROVE_VIA_ENDPOINT when the ticket is in review, else REQUEST_REVIEW), also action approve outside light; an illegal move 422 INVALID_TRANSITION (details.validTransitions, recovery USE_VALID_TRANSITION; actions add details.validActions); guard 3 in medium, strict and auto: entering in_progress needs acknowledged criteria (400 VALIDATION_ERROR, recovery ACKNOWLEDGE_CRITERIA, or ADD_CRITERIA when there are none); guard 5 outside light: entering review, in_review, qa or done needs a TESTED or VERIFIED ledger entry on the ticket (400 VALIDATION_ERROR, recovery LOG_TESTED_ENTRY); entering a review status (review, in_review, qa, needs_review) from outside review needs a complete reviewHandoff, sent or stored (400 REVIEW_HANDOFF_MISSING, details.fields, recovery ATTACH_REVIEW_HANDOFF); guard 7: a done ticket's title and description cannot be edited (422 VALIDATION_ERROR, details.fields). Guard 6: the whole write is one conditional UPDATE on the status (and assignee) read at the start; a concurrent change answers 409 CONFLICT with details.observedStatus and recovery REFRESH_TICKET_STATE, and nothing is written. assignToSelf on a ticket another agent holds: 409 CONFLICT. Side effects: entering review from outside (submit_for_review or a status write) releases the caller's own claims on the ticket; reaching done or cancelled releases every claim on it; leaving review for work clears the stored reviewHandoff. reviewHistory items are { event: submitted | changes_requested | approved, agentId, agentName, from, to, at, handoff?, comment? }. Unknown ticket: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF).
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PatchTicketRequest"];
-                };
-            };
-            responses: {
-                /** @description The updated ticket */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PatchedTicket"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchTicket"];
         trace?: never;
     };
     "/ticket/batch": {
@@ -1893,105 +245,7 @@ export interface paths {
          * Create up to 25 tickets
          * @description Scope write:ticket; costs 6 units. `tickets` holds 1 to 25 rows (else 400 VALIDATION_ERROR). Each row is a POST /ticket body validated and created exactly like a single create, in order, each in its own transaction: the brief-required rule, `idempotencyKey` (a repeat is listed in `created` with `idempotent: true`), project settings, parent and sprint checks apply per row. Rows are independent: a failing row is listed in `errors` and never stops or rolls back the others. A row with `assignToSelf` starts in `claimed` with the caller as assignee; `acceptanceCriteria`, `branch` and `priority` are validated but not applied. Always HTTP 200: `{ created[] { index, id, number, ticketRef, status, createdAt, url }, errors[] { index, title, status, error { code, message, details } }, total }` where `index` is the 0-based row position, `status` the HTTP status a single create would have answered and `total` the number of rows received. The legacy header is not honoured in batches.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["TicketBatchRequest"];
-                };
-            };
-            responses: {
-                /** @description Per-row results */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["TicketBatchResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postTicketBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2009,117 +263,7 @@ export interface paths {
          * The project's board
          * @description Scope read:board; costs 1 unit. Tickets in number order, cursor pagination: pass `nextCursor` back unchanged as `cursor` with the same filters (a cursor that is malformed or from other filters answers 400 VALIDATION_ERROR, recovery RESTART_PAGINATION). Filters: `status` (a board column, comma list allowed; unknown answers 400 with `validStatuses`, recovery USE_VALID_STATUS), `type`, `tags` (comma list, all required), `assigneeId` (UUID, `me` or `none`), `sprintId` (UUID or `none`; malformed answers 400, recovery LIST_SPRINTS), `include=cancelled` (cancelled tickets are hidden unless included or filtered by status). `limit` 1 to 1000, default 50. `total` and `statusCounts` (every shown column, zeros included) count all matching tickets across pages; `returned` counts this page. Rows add `criteriaCount`, `criteriaPassed` (criteria whose test passed in the latest QA run), `artifactCount`, `hasOpenArtifacts` and `nextAction` (derived from the ticket's state, the same for every reader). `collisionWarnings` (advisory, never blocking, whole project): for each agent holding live claims, the claimed files that are expected files of open tickets assigned to another agent, with those tickets. `columns` lists the board's statuses in order.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description A status of the project's board (comma list allowed); unknown answers 400 with validStatuses */
-                    status?: string;
-                    type?: string;
-                    /** @description Comma list; a ticket matches only when it carries every listed tag */
-                    tags?: string;
-                    /** @description Agent UUID, `me` (the caller) or `none` (unassigned) */
-                    assigneeId?: string;
-                    /** @description Sprint UUID or `none` (tickets in no sprint); anything else answers 400 with recovery LIST_SPRINTS */
-                    sprintId?: string;
-                    /** @description `cancelled` includes cancelled tickets when no status filter is given */
-                    include?: string;
-                    /** @description 1 to 1000, default 50 */
-                    limit?: number;
-                    /** @description The nextCursor of the previous page, unchanged, with the same filters */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description One page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Board"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getBoard"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2139,114 +283,7 @@ export interface paths {
          * Full-text ticket search
          * @description Scope read:board (design: the spec names none; searching reads the board); costs 3 units. PostgreSQL full-text search (English stemming) over title and description with web-search syntax: words (all required), "quoted phrases", `or`, `-excluded`. A query that is one of this project's ticket keys also finds that ticket, ranked first. Filters `status`, `type`, `sprintId`, `include=cancelled` work as on the board (unknown status: 400, USE_VALID_STATUS). Best match first (ts_rank, then highest number); offset pagination with `limit` (1 to 100, default 20) and `offset`. Each result is the ticket plus `rank` and `snippet` (matches marked **like this**).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Web-search syntax: words, "quoted phrases", OR, -excluded. A ticket key (DEMO-12) also finds that ticket first. */
-                    q: string;
-                    /** @description Board status (comma list allowed) */
-                    status?: string;
-                    type?: string;
-                    /** @description Sprint UUID or `none`; anything else answers 400 with recovery LIST_SPRINTS */
-                    sprintId?: string;
-                    /** @description `cancelled` includes cancelled tickets when no status filter is given */
-                    include?: string;
-                    /** @description 1 to 100, default 20 */
-                    limit?: number;
-                    offset?: number | null;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Matches */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["TicketSearchResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2268,126 +305,7 @@ export interface paths {
          * Acknowledge a ticket's acceptance criteria
          * @description Scope write:ticket; costs 3 units (every path under /ticket counts as "any method on /ticket"). The path takes the internal id only (a key or unknown id answers 404 TICKET_NOT_FOUND). Body optional: `additionalCriteria` (up to 20, each `{ title 1 to 500, description? up to 2000, requiresEvidence (default false) }`), stored with `source: manual`; required when the ticket has no criteria (400 VALIDATION_ERROR, recovery ADD_CRITERIA). A ticket holds at most 20 criteria in all (400). Sets `criteriaAcknowledgedAt`. Idempotent: a repeat (same criteria titles, case-insensitive) adds and changes nothing and answers `alreadyAcknowledged: true`. 403 FORBIDDEN when the ticket is assigned to another agent (orchestrators excepted); 409 CONFLICT when a done or cancelled ticket would change. Response `{ ticketId, ticketRef, criteriaAcknowledgedAt, acceptanceCriteria, added, alreadyAcknowledged, nextAction }`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The internal ticket id (UUID), never the human key */
-                    ticketId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["AcknowledgeCriteriaRequest"];
-                };
-            };
-            responses: {
-                /** @description Acknowledged */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["AcknowledgeCriteriaResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postTicketAcknowledge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2405,137 +323,9 @@ export interface paths {
         put?: never;
         /**
          * Approve a ticket in review (the approve endpoint of every review mode)
-         * @description Scope write:ticket (design, TKT-077/TKT-016). Moves a ticket in review, in_review, qa or needs_review to done with a compare-and-swap write, records { event: approved, comment? } in reviewHistory, sets the approver as reviewer when none was designated, and releases every claim on the ticket. Who may approve (reviewer routing by riskClass): an orchestrator; the designated reviewer; when none is designated and the mode is not strict, any agent other than the assignee whose role the risk class accepts (local: generator or evaluator; shared-state: evaluator; irreversible: nobody, designate a reviewer first). The assignee never approves their own ticket outside light. Guard 5 applies outside light (400 VALIDATION_ERROR, recovery LOG_TESTED_ENTRY). Open or failed tests of the latest QA run are reported in `warnings`, never a refusal. Errors: 403 FORBIDDEN (not allowed to approve), 403 VALIDATION_ERROR (human-only), 404 TICKET_NOT_FOUND (the path takes the UUID, never the key), 409 CONFLICT (already done, expectedStatus differs, or status changed during the call; recovery REFRESH_TICKET_STATE), 422 INVALID_TRANSITION (not in review: recovery REQUEST_REVIEW; cancelled).
+         * @description Scope write:ticket (design). Moves a ticket in review, in_review, qa or needs_review to done with a compare-and-swap write, records { event: approved, comment? } in reviewHistory, sets the approver as reviewer when none was designated, and releases every claim on the ticket. Who may approve (reviewer routing by riskClass): an orchestrator; the designated reviewer; when none is designated and the mode is not strict, any agent other than the assignee whose role the risk class accepts (local: generator or evaluator; shared-state: evaluator; irreversible: nobody, designate a reviewer first). The assignee never approves their own ticket outside light. Guard 5 applies outside light (400 VALIDATION_ERROR, recovery LOG_TESTED_ENTRY). Open or failed tests of the latest QA run are reported in `warnings`, never a refusal. Errors: 403 FORBIDDEN (not allowed to approve), 403 VALIDATION_ERROR (human-only), 404 TICKET_NOT_FOUND (the path takes the UUID, never the key), 409 CONFLICT (already done, expectedStatus differs, or status changed during the call; recovery REFRESH_TICKET_STATE), 422 INVALID_TRANSITION (not in review: recovery REQUEST_REVIEW; cancelled).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The internal ticket id (UUID), never the human key */
-                    ticketId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: {
-                content: {
-                    "application/json": components["schemas"]["ApproveTicketRequest"];
-                };
-            };
-            responses: {
-                /** @description Approved */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ApprovedTicket"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postTicketApprove"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2551,247 +341,15 @@ export interface paths {
         };
         /**
          * List a ticket's artifacts, oldest first
-         * @description Scope read:board (design, TKT-194). Response { artifacts, total, open }. Unknown ticket: 404 TICKET_NOT_FOUND.
+         * @description Scope read:board (design). Response { artifacts, total, open }. Unknown ticket: 404 TICKET_NOT_FOUND.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The internal ticket id (UUID), never the human key */
-                    ticketId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The artifacts */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                artifacts: components["schemas"]["Artifact"][];
-                                total: number;
-                                open: number;
-                            };
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getTicketArtifacts"];
         put?: never;
         /**
          * Attach an artifact (pull request, branch, commit, deploy) to a ticket
-         * @description Scope write:ticket (design, TKT-194). The assignee, reviewer, creator or an orchestrator may attach (else 403). url must be http(s). An artifact with the same type and url on the ticket is updated in place (sent fields replace) and answers 200; a new one answers 201. New pull_request, branch and deploy artifacts start `open`, commits `closed`; board rows count open artifacts (hasOpenArtifacts). For a pull request, metadata.reviewDecision CHANGES_REQUESTED marks an unresolved review block. Errors: 400 VALIDATION_ERROR (metadata over 8 KB, bad url), 403 FORBIDDEN, 404 TICKET_NOT_FOUND.
+         * @description Scope write:ticket (design). The assignee, reviewer, creator or an orchestrator may attach (else 403). url must be http(s). An artifact with the same type and url on the ticket is updated in place (sent fields replace) and answers 200; a new one answers 201. New pull_request, branch and deploy artifacts start `open`, commits `closed`; board rows count open artifacts (hasOpenArtifacts). For a pull request, metadata.reviewDecision CHANGES_REQUESTED marks an unresolved review block. Errors: 400 VALIDATION_ERROR (metadata over 8 KB, bad url), 403 FORBIDDEN, 404 TICKET_NOT_FOUND.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The internal ticket id (UUID), never the human key */
-                    ticketId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["AddArtifactRequest"];
-                };
-            };
-            responses: {
-                /** @description Existing artifact updated */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Artifact"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description Artifact attached */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Artifact"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postTicketArtifacts"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2813,120 +371,9 @@ export interface paths {
         head?: never;
         /**
          * Update an artifact's status, ref, title or metadata
-         * @description Scope write:ticket (design, TKT-194). Same permission as attaching. status open, merged or closed; ref and title null clear; metadata replaces. At least one field. Errors: 400, 403, 404 TICKET_NOT_FOUND, 404 NOT_FOUND (artifact not on this ticket).
+         * @description Scope write:ticket (design). Same permission as attaching. status open, merged or closed; ref and title null clear; metadata replaces. At least one field. Errors: 400, 403, 404 TICKET_NOT_FOUND, 404 NOT_FOUND (artifact not on this ticket).
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description The internal ticket id (UUID), never the human key */
-                    ticketId: string;
-                    artifactId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["PatchArtifactRequest"];
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Artifact"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchTicketArtifactsByArtifactId"];
         trace?: never;
     };
     "/begin": {
@@ -2940,134 +387,9 @@ export interface paths {
         put?: never;
         /**
          * Begin a ticket: claim files and start it, atomically (tool svc_ticket_begin)
-         * @description Scope write:ticket, generator role (another role: 403 FORBIDDEN with guidance; orchestrators get recovery MINT_SUBAGENT_SESSION). Design (TKT-187): in ONE transaction, acknowledges the criteria when acknowledgeCriteria is true, claims `files` for the ticket, moves it to in_progress with the caller as assignee (from any open status; a ticket already in progress and unassigned or the caller's is re-begun without a status write), links the caller's session to the ticket, and writes an AGENT_ASSIGNED entry when the caller became assignee. Any refusal leaves nothing half-applied. Errors: 400 VALIDATION_ERROR (body; guard 3 in medium, strict and auto: unacknowledged criteria give recovery ACKNOWLEDGE_CRITERIA with details.acceptanceCriteria and details.nextStep to retry with acknowledgeCriteria: true; no criteria give recovery ADD_CRITERIA with details.nextStep to call POST /ticket/{id}/acknowledge (svc_ticket_acknowledge) with additionalCriteria); 403 FORBIDDEN (role), 403 VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT (a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); 422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress).
+         * @description Scope write:ticket, generator role (another role: 403 FORBIDDEN with guidance; orchestrators get recovery MINT_SUBAGENT_SESSION). Design : in ONE transaction, acknowledges the criteria when acknowledgeCriteria is true, claims `files` for the ticket, moves it to in_progress with the caller as assignee (from any open status; a ticket already in progress and unassigned or the caller's is re-begun without a status write), links the caller's session to the ticket, and writes an AGENT_ASSIGNED entry when the caller became assignee. Any refusal leaves nothing half-applied. Errors: 400 VALIDATION_ERROR (body; guard 3 in medium, strict and auto: unacknowledged criteria give recovery ACKNOWLEDGE_CRITERIA with details.acceptanceCriteria and details.nextStep to retry with acknowledgeCriteria: true; no criteria give recovery ADD_CRITERIA with details.nextStep to call POST /ticket/{id}/acknowledge (svc_ticket_acknowledge) with additionalCriteria); 403 FORBIDDEN (role), 403 VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT (a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); 422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BeginRequest"];
-                };
-            };
-            responses: {
-                /** @description Begun */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["BeginResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postBegin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3083,103 +405,9 @@ export interface paths {
         };
         /**
          * The project's board as data: statuses, transitions, actions, review guards
-         * @description Scope read:board (design). Board (design, TKT-038/TKT-069): the default board is backlog, claimed, in_progress, blocked, needs_review, review, changes_requested, done, cancelled, with the spec's transition table; changes_requested is the reviewer's outcome (review to changes_requested; from it: in_progress, backlog, cancelled). in_review, qa and sprint_backlog are column names a custom board may declare (settings.columns); on the default board they are unknown statuses. A custom board's statuses are its columns plus backlog and cancelled (always present); a ticket moves to the previous or next column, backlog, blocked (when a column) and cancelled, and from review, in_review or qa also to done, changes_requested and in_progress when they are columns. done and cancelled are terminal on every board. GET /workflow returns the caller's board as data.
+         * @description Scope read:board (design). Board (design): the default board is backlog, claimed, in_progress, blocked, needs_review, review, changes_requested, done, cancelled, with the spec's transition table; changes_requested is the reviewer's outcome (review to changes_requested; from it: in_progress, backlog, cancelled). in_review, qa and sprint_backlog are column names a custom board may declare (settings.columns); on the default board they are unknown statuses. A custom board's statuses are its columns plus backlog and cancelled (always present); a ticket moves to the previous or next column, backlog, blocked (when a column) and cancelled, and from review, in_review or qa also to done, changes_requested and in_progress when they are columns. done and cancelled are terminal on every board. GET /workflow returns the caller's board as data.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The workflow */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["WorkflowInfo"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getWorkflow"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3203,120 +431,7 @@ export interface paths {
          *
          *     Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). 429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); 429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ClaimRequest"];
-                };
-            };
-            responses: {
-                /** @description Claimed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ClaimResponse"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT: a requested file is held by someone else; nothing was claimed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ClaimConflictError"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postClaim"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3334,101 +449,7 @@ export interface paths {
          * Check who holds files
          * @description Scope read:board. Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is `available` when no live claim holds it (expired claims and claims past their grace period do not count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Comma-separated paths, 1 to 20; each canonicalised like every file path field (any spelling of a file finds it), an invalid one answers 400 VALIDATION_ERROR */
-                    files: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Holders */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ClaimCheckResponse"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getClaimCheck"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3450,102 +471,7 @@ export interface paths {
          * Release your claims
          * @description Scope write:claim, any role (releasing is not claiming). Send exactly one of `files` (frees every active claim of yours that includes any of the files, with all the files of those claims) or `all: true` (every active claim of yours); both or neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never touched. Response `{ released }`: the freed files, sorted, empty when nothing matched. Writes a CONTEXT ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). 429 BACKPRESSURE over 30 release calls in 5 minutes per agent.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ReleaseRequest"];
-                };
-            };
-            responses: {
-                /** @description Released */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ReleaseResponse"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postRelease"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3563,235 +489,19 @@ export interface paths {
          * Read the ledger
          * @description Scope read:ledger (OAuth read tokens lack it). Filters: ticketId (UUID or key; one that does not resolve gives no entries), type (comma list; any unknown type: 400), agentId, sessionId, source (`agent`, `system` or `all`, default `all`), include_audit (default false), since and until (ISO 8601 with offset, both inclusive), limit (1 to 200, default 50; outside: 400), offset (default 0), order (`asc` or `desc`, default `desc`: newest first). Response `{ entries, pagination { total, limit, offset, hasMore } }`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description UUID or key */
-                    ticketId?: string;
-                    /** @description Comma list of types; any unknown type: 400 */
-                    type?: string;
-                    agentId?: string;
-                    sessionId?: string;
-                    /** @description Default `all` (the ledger is the whole record) */
-                    source?: "agent" | "system" | "all";
-                    /** @description Default false: audit entries are left out */
-                    include_audit?: "true" | "false";
-                    /** @description ISO 8601, inclusive */
-                    since?: string;
-                    /** @description ISO 8601, inclusive */
-                    until?: string;
-                    /** @description 1 to 200, default 50 */
-                    limit?: number;
-                    /** @description Default 0 */
-                    offset?: number | null;
-                    /** @description Default desc (newest first) */
-                    order?: "asc" | "desc";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Entries */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LedgerListResponse"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getLedger"];
         put?: never;
         /**
          * Append a ledger entry
          * @description Scope write:ledger. The ledger is append-only: no endpoint edits or deletes an entry (the database refuses it). Response 201 `{ id, createdAt, nextAction }`, plus `warnings` for a DONE entry without a TESTED or VERIFIED entry on its ticket (or in its session when it has no ticket), `ticket` when a BLOCKED entry moved its ticket, `threadId` when a blocker thread was opened, `agentOffline` after a critical ALERT. nextAction.action: RESUME_WORK, HANDOFF (after DONE), PICK_TICKET (after BLOCKED), WAIT (after a critical ALERT).
          *
-         *     Rules: `type` exact (unknown: 400). `content` 1 to 2000, required except for PROGRESS with a payload (the payload replaces content: `Did: ...\nNext: ...\nBlockers: ...`). DECISION needs payload.rationale (422 VALIDATION_ERROR). AGENT_JOINED is service-only and AGENT_SPAWNED, AGENT_ASSIGNED, AGENT_COMPLETED are open to orchestrators only (422 INVALID). `sessionId` defaults to the token's session; with OAuth tokens it is required (400, recovery PROVIDE_SESSION_ID); a session that is not your own answers 403 FORBIDDEN (recovery PROVIDE_SESSION_ID). `ticketId` UUID or key; unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF. `lineRef` requires `fileRef` (400). `labels` up to 10 of: api, breaking-change, bug, build, ci, config, database, dependency, docs, flaky, infra, migration, needs-review, performance, question, refactor, regression, security, tech-debt, test, ui; any other: 422 INVALID. `threadId` must be a thread of the project (422). `blockedByFile` only with BLOCKED (400).
+         *     Rules: `type` exact (unknown: 400). `content` 1 to 2000, required except for PROGRESS with a payload (the payload replaces content: `Did:...\nNext:...\nBlockers:...`). DECISION needs payload.rationale (422 VALIDATION_ERROR). AGENT_JOINED is service-only and AGENT_SPAWNED, AGENT_ASSIGNED, AGENT_COMPLETED are open to orchestrators only (422 INVALID). `sessionId` defaults to the token's session; with OAuth tokens it is required (400, recovery PROVIDE_SESSION_ID); a session that is not your own answers 403 FORBIDDEN (recovery PROVIDE_SESSION_ID). `ticketId` UUID or key; unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF. `lineRef` requires `fileRef` (400). `labels` up to 10 of: api, breaking-change, bug, build, ci, config, database, dependency, docs, flaky, infra, migration, needs-review, performance, question, refactor, regression, security, tech-debt, test, ui; any other: 422 INVALID. `threadId` must be a thread of the project (422). `blockedByFile` only with BLOCKED (400).
          *
          *     Side effects (this endpoint only, not the batch): BLOCKED moves its ticket (or, without ticketId, your single in-progress ticket) to `blocked` by compare-and-swap, from in_progress on the default board or from any open status on a custom board with a blocked column; a ticket that cannot move leaves a warning. BLOCKED with blockedByFile opens a thread about the file unless one is open for it, and notifies the file's holder. A critical ALERT takes the whole agent offline (sub-agents included) and revokes all its credentials (API keys, session, sub-agent and refresh tokens).
          *
          *     Never refused with LEDGER_STALE. 429 BACKPRESSURE over 90 ledger writes per 5 minutes or 3 critical alerts per minute, counted per agent identity (each sub-agent has its own budget).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["LedgerEntryRequest"];
-                };
-            };
-            responses: {
-                /** @description Written */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LedgerWriteResponse"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postLedger"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3811,111 +521,7 @@ export interface paths {
          * Append up to 20 ledger entries
          * @description Scope write:ledger. `entries`: 1 to 20 bodies shaped like POST /ledger (empty or malformed: 400; more than 20: 422 VALIDATION_ERROR with recovery SPLIT_BATCH). Processed in order and independently: each entry is validated and written on its own, a failing entry does not stop the others. Always HTTP 200 with `{ ok, results[] { ok, id, createdAt } or { ok: false, error { code, message, details } }, succeeded, failed }`, results[i] belonging to entries[i]. No side effects: a critical ALERT does not suspend, BLOCKED does not move the ticket, blockedByFile opens no thread. Each entry counts as a ledger write for BACKPRESSURE (an entry over budget fails with BACKPRESSURE). Exempt from LEDGER_STALE.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["LedgerBatchRequest"];
-                };
-            };
-            responses: {
-                /** @description Processed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["LedgerBatchResponse"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postLedgerBatch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3935,132 +541,7 @@ export interface paths {
          * Hand off work: advance the ticket, release claims, complete the session
          * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["HandoffRequest"];
-                };
-            };
-            responses: {
-                /** @description Handed off */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["HandoffResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postHandoff"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4080,132 +561,7 @@ export interface paths {
          * Close your session once its closeout is done
          * @description Scope write:ledger. Body { sessionId }: your own session; another agent's or an unknown one answers 404 NOT_FOUND. Closeout items (details.missing / details.completed, in this order): ticket_linked (POST /begin links the ticket), progress_entry (a PROGRESS or CHANGED entry in the session), tested_entry (a TESTED or VERIFIED entry in the session, when the ticket has expected files), no_blocked_entry (no BLOCKED entry in the session), environment_report (POST /session/:id/report), ticket_status (the ticket is in_progress or in a review status). Outstanding items answer HTTP 422 with code PRECONDITION_FAILED (operator decision: the status is 422, a well-formed request refused by a rule) and details { missing[], completed[], retryable, remediation[] { action, endpoint, message } }; retryable is false when only a BLOCKED entry or a done/cancelled ticket remain. Success { ok: true, sessionId }: the session is complete and its token revoked. An already complete session answers the same success; a canceled one 409 CONFLICT.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SessionCompleteRequest"];
-                };
-            };
-            responses: {
-                /** @description Session completed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SessionCompleteResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PRECONDITION_FAILED: closeout outstanding; details { missing[], completed[], retryable, remediation[] { action, endpoint, message } } */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSessionComplete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4223,112 +579,7 @@ export interface paths {
          * Read one QA run
          * @description Scope read:board. A QA run is created by a handoff that needs review when criteria require evidence: one test per such criterion. Unknown or other project's run: 404 NOT_FOUND.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    qaRunId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The QA run */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["QaRun"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getQaByQaRunId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4348,112 +599,7 @@ export interface paths {
          * List a ticket's QA runs, newest first
          * @description Scope read:board. ticketId is the ticket UUID. Unknown ticket: 404 TICKET_NOT_FOUND.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    ticketId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The ticket's QA runs */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["QaRunList"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getTicketQa"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4485,114 +631,7 @@ export interface paths {
          *
          *     Errors: 400 VALIDATION_ERROR (no brief field, wrong type, unknown field, size limits); 403 FORBIDDEN (brief has content and no `write:brief`, sub-agent, or neither scope; recovery REPAIR_OR_REFRESH); 409 VERSION_CONFLICT (`expectedVersion` differs from the current version, or a concurrent write won: `details.currentVersion`, `details.currentContent` (the current brief object); nothing written); 415; 429 ENDPOINT_RATE_LIMITED (more than 20 calls a minute or 200 an hour per agent, fixed windows; `details.endpoint` `PATCH /brief`, `details.window` `minute` or `hour`, headers X-RateLimit-Endpoint, X-RateLimit-Window, Retry-After).
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["BriefPatchRequest"];
-                };
-            };
-            responses: {
-                /** @description Brief written */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["BriefPatchResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchBrief"];
         trace?: never;
     };
     "/thread/close-bulk": {
@@ -4608,114 +647,7 @@ export interface paths {
          * Close many open threads at once
          * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. One call counts as one close: 429 BACKPRESSURE (Retry-After) past 15 closes per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Filters combine: `mine` (threads you opened; for a sub-agent, the ones it opened), `agentId` (threads that agent opened), `subAgentName`. Non-orchestrators must scope to themselves with `mine: true` or their own `agentId`; anything else (no filter, only `subAgentName`, another agent's id) answers 403 FORBIDDEN with recovery SCOPE_BULK_CLOSE. Orchestrators may pass any filter, or none to close every open thread of the project. Every closed thread records `outcome`. Response `{ closed, threadIds }`. Closing more than 5 threads in one call also writes a system `ALERT` ledger entry (payload: closed, threadIds, filter). 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ThreadCloseBulkRequest"];
-                };
-            };
-            responses: {
-                /** @description Closed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ThreadCloseBulkResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postThreadCloseBulk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4735,114 +667,7 @@ export interface paths {
          * Open a thread
          * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 20 new threads per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. `ticketId` (UUID or `<PREFIX>-<number>`) links the thread to a ticket; one that does not resolve answers 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). Duplicate paths in `expectedFiles` are stored once. Answers 201 `{ id, createdAt }`; the thread is `open`. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ThreadOpenRequest"];
-                };
-            };
-            responses: {
-                /** @description Opened */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ThreadCreated"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postThread"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4860,113 +685,7 @@ export interface paths {
          * Read a thread with its messages
          * @description Any valid token, no scope. Messages oldest first (in write order). A message's `authorName` is the agent's name for agents and falls back to `authorId` for other authors. Errors: 400 VALIDATION_ERROR (threadId not a UUID), 404 THREAD_NOT_FOUND (unknown here, including another project's thread). 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
-                    threadId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The thread */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Thread"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getThreadByThreadId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4976,117 +695,7 @@ export interface paths {
          * Rename, close or reopen a thread
          * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. Closing here counts toward the close budget: 429 BACKPRESSURE (Retry-After) past 15 closes per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. `status: closed` closes without recording an outcome; `status: open` reopens a closed thread (its outcome and closedAt are cleared); a status the thread already has changes nothing. At least one of `intent`, `status` (400 otherwise). Response `{ ok, intent, status }` with the thread's state after the call. Errors: 404 THREAD_NOT_FOUND. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
-                    threadId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ThreadPatchRequest"];
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ThreadPatchResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchThreadByThreadId"];
         trace?: never;
     };
     "/thread/{threadId}/reply": {
@@ -5102,128 +711,9 @@ export interface paths {
          * Reply in a thread
          * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 25 replies per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Answers 201 `{ id, createdAt }` and sets the thread's `lastMessageAt`. Errors: 404 INVALID (unknown thread), 422 INVALID (thread closed; reopen with PATCH status open).
          *
-         *     Mentions: `@name` (letters, digits, `_ - . /`) or `@"name with spaces"`, matched case-insensitively against the names of the project's agents and of its members' user accounts (`@agent/sub` mentions the agent). Each mentioned agent or member, except yourself, gets one notification (kind `mention`) per message; agents read unread notifications in GET /context `updates`. An `@` right after a letter or digit (an e-mail address) is not a mention. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
+         *     Mentions: `@name` (letters, digits, `_ -. /`) or `@"name with spaces"`, matched case-insensitively against the names of the project's agents and of its members' user accounts (`@agent/sub` mentions the agent). Each mentioned agent or member, except yourself, gets one notification (kind `mention`) per message; agents read unread notifications in GET /context `updates`. An `@` right after a letter or digit (an e-mail address) is not a mention. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
-                    threadId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ThreadReplyRequest"];
-                };
-            };
-            responses: {
-                /** @description Replied */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ThreadCreated"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postThreadReply"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5243,117 +733,7 @@ export interface paths {
          * Close a thread with its outcome
          * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 15 closes per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Records `outcome` and closes the thread. Closing a closed thread answers the same `{ ok: true }` and keeps the first outcome. Errors: 404 INVALID (unknown thread). 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
-                    threadId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ThreadCloseRequest"];
-                };
-            };
-            responses: {
-                /** @description Closed */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ThreadCloseResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postThreadClose"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5371,214 +751,13 @@ export interface paths {
          * List the project's sprints
          * @description Any valid token. `data` is every sprint of the project, highest number first.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Sprints */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Sprint"][];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSprint"];
         put?: never;
         /**
          * Create a sprint (status planning)
          * @description Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 FORBIDDEN with recovery REPAIR_OR_REFRESH. Every field optional; `name` defaults to `Sprint N` where N is the new number (the project's highest plus one). Dates: ISO 8601 `YYYY-MM-DD` (covering that whole day, UTC) or a date-time with an offset; `endDate` must not be earlier than `startDate`. Answers 201 `{ id, number, name, status: planning, createdAt }`. Errors: 400 VALIDATION_ERROR with recovery FIX_SPRINT_FIELDS; 403; 409 CONFLICT when a concurrent create took the number (nothing created; recovery RETRY); 429.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SprintCreateRequest"];
-                };
-            };
-            responses: {
-                /** @description Created */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SprintCreated"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSprint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5596,113 +775,7 @@ export interface paths {
          * The active sprint with its progress
          * @description Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` (`startedAt` is when it was activated). `summary`: `total` tickets in the sprint, `byStatus` counts, `completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, `assigneeAgentName`, by number); an unknown include value answers 400. 404 NO_ACTIVE_SPRINT when no sprint is active (recovery LIST_SPRINTS).
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Comma list; `tickets` adds the sprint's tickets */
-                    include?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Current sprint */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["CurrentSprint"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSprintCurrent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5722,113 +795,7 @@ export interface paths {
          * Read one sprint with its release notes
          * @description Any valid token. The sprint plus `releaseNotes` (stored when it completed; null before). Errors: 400 (sprintId not a UUID; recovery LIST_SPRINTS), 404 NOT_FOUND (recovery LIST_SPRINTS).
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Sprint UUID */
-                    sprintId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The sprint */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SprintDetail"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getSprintBySprintId"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5840,126 +807,7 @@ export interface paths {
          *
          *     On completion the response adds `releaseNotes` (title, sprint, completedAt, summary { done, carriedOver, storyPointsDone }, items: the done tickets by number with assignee, carriedOver, and the same as `markdown`; also stored on the sprint) and `releasePublish`: when at least one ticket is done, release `sprint-<number>` is published to the project's own channels — a system STATUS ledger entry with the notes and a `sprint.released` event — and `releasePublish` is `{ published: true, channel: ledger, ledgerEntryId, eventKind: sprint.released, version }`; otherwise `{ published: false, reason: no_done_tickets }` with the other fields null. Errors: 400 (recovery FIX_SPRINT_FIELDS; malformed sprintId: LIST_SPRINTS), 403, 404 NOT_FOUND (recovery LIST_SPRINTS), 422 VALIDATION_ERROR.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Sprint UUID */
-                    sprintId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SprintPatchRequest"];
-                };
-            };
-            responses: {
-                /** @description Updated */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SprintPatchResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        patch: operations["patchSprintBySprintId"];
         trace?: never;
     };
     "/sprint/assign": {
@@ -5975,123 +823,7 @@ export interface paths {
          * Put a ticket in a sprint, or take it out
          * @description Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 FORBIDDEN with recovery REPAIR_OR_REFRESH. `ticketId`: UUID or `<PREFIX>-<number>`; `sprintId`: sprint UUID (never its number) or null to unassign. Response `{ ticketId, sprintId, action }` (`assigned` or `unassigned`, ticketId resolved to the UUID). A ticket already in the requested state answers success with `idempotent: true, noop: true` and changes nothing. `idempotencyKey` (1 to 120, scoped to your agent): repeating it within 60 seconds returns the first result unchanged (header `Idempotent-Replayed: true`) and writes nothing. Errors: 400 (malformed sprintId: recovery LIST_SPRINTS; malformed ticket reference: recovery RESOLVE_TICKET_REF), 403, 404 TICKET_NOT_FOUND (RESOLVE_TICKET_REF), 404 NOT_FOUND (unknown sprint, LIST_SPRINTS), 422 VALIDATION_ERROR (the sprint is complete, archived or cancelled).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["SprintAssignRequest"];
-                };
-            };
-            responses: {
-                /** @description Assigned or unassigned */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SprintAssignResult"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description NOT_FOUND or a more specific not-found code */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        post: operations["postSprintAssign"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6109,7 +841,7 @@ export interface paths {
          * Everything an agent needs to resume work, in one call
          * @description Any valid token, no scope; cost 3. Call it first, and again whenever you lose track.
          *
-         *     Limits (design, CTX-006): `ledger_limit` 0 to the project ceiling, `thread_limit` 1 to the project ceiling. The ceilings are 100 entries and 50 threads unless the project settings lower them (`contextLedgerCeiling`, `contextThreadCeiling`). A value outside its range is refused with 400 VALIDATION_ERROR naming the parameter (`details.fields`, `details.ceiling`); it is never clamped. `thread_status` defaults to `open`; values other than open, closed, all are ignored.
+         *     Limits (design): `ledger_limit` 0 to the project ceiling, `thread_limit` 1 to the project ceiling. The ceilings are 100 entries and 50 threads unless the project settings lower them (`contextLedgerCeiling`, `contextThreadCeiling`). A value outside its range is refused with 400 VALIDATION_ERROR naming the parameter (`details.fields`, `details.ceiling`); it is never clamped. `thread_status` defaults to `open`; values other than open, closed, all are ignored.
          *
          *     Compact mode (`compact=true`): `ledger` holds the 5 newest entries (fewer when `ledger_limit` is lower; 0 suppresses it) plus the CONTEXT entries pinned to your active ticket that no later CONTEXT entry on the same file or thread superseded; `brief.content` is cut to 500 characters (full mode: 16,000, with `briefTruncated` and `briefFetchUrl` when cut); `openClaims` becomes `{ count, ticketIds }`, `threads` `{ count, ids }`, `pendingReviews` `{ count, ticketIds }`; every `documents` item has `contentText: null`.
          *
@@ -6119,139 +851,7 @@ export interface paths {
          *
          *     Errors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown `ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform` differs (case-insensitively) from the platform recorded for the token, with `details.tokenPlatform`, `details.requestedPlatform`, `details.tokenAgentName`; 429 RATE_LIMITED.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Trimmed response (see the operation). Default false */
-                    compact?: "0" | "1" | "true" | "false";
-                    /** @description 0 to the project ceiling (100 unless the project sets `contextLedgerCeiling` lower); 0 suppresses the ledger. Default 10, or the ceiling if lower. Above the ceiling: 400 */
-                    ledger_limit?: number | null;
-                    /** @description 1 to the project ceiling (50 unless the project sets `contextThreadCeiling` lower). Default the ceiling. Outside: 400 */
-                    thread_limit?: number;
-                    /** @description `open` (default), `closed` or `all`; any other value is ignored (open) */
-                    thread_status?: string;
-                    /** @description 0 to 50, default 20. 0 returns no updates and marks nothing read */
-                    updates_limit?: number | null;
-                    /** @description ISO 8601: only ledger entries created after it */
-                    since?: string;
-                    /** @description Default false: system entries left out */
-                    include_system_ledger?: "0" | "1" | "true" | "false";
-                    /** @description Default false: audit entries left out */
-                    include_audit?: "0" | "1" | "true" | "false";
-                    /** @description Overrides include_system_ledger when both are sent */
-                    ledger_source?: "agent" | "system" | "all";
-                    /** @description Comma list of ledger types (exact, case-sensitive) */
-                    ledger_type?: string;
-                    ledger_sessionId?: string;
-                    /** @description Repository-relative file path, canonicalised before it is compared or stored: trimmed, Unicode NFC, `\` turned into `/`, `.` and empty segments dropped, `..` resolved, no leading or trailing slash; case-sensitive. Responses show the canonical form. A path that climbs above the repository root, is empty once canonical or holds control characters answers 400 VALIDATION_ERROR (at most 500 characters) */
-                    ledger_fileRef?: string;
-                    ledger_subAgent?: string;
-                    /** @description Comma list; `write_schemas` adds schema.writePayloads. Unknown items are ignored */
-                    include?: string;
-                    /** @description Same check as the X-Svc-Platform header: 409 IDENTITY_MISMATCH when it differs */
-                    expectedPlatform?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The caller's context */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Context"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getContext"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6275,107 +875,7 @@ export interface paths {
          *
          *     Errors: 400 VALIDATION_ERROR (missing or unknown section, limit outside 1..200); 401 UNAUTHORIZED.
          */
-        get: {
-            parameters: {
-                query: {
-                    section: "ledger" | "threads" | "brief" | "reviews";
-                    /** @description A nextCursor (or ledgerCursor / pendingReviewsCursor of GET /context) passed back unchanged. An invalid cursor is not an error: the listing starts from the beginning */
-                    cursor?: string;
-                    /** @description 1 to 200, default 50. For section=brief: the chunk size in kilobytes (1024 bytes) */
-                    limit?: number;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of the section */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ContextMore"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
-        };
+        get: operations["getContextMore"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6401,108 +901,47 @@ export interface paths {
          *
          *     Errors: 400 VALIDATION_ERROR (limit out of 1..500; `since` neither a cursor of this project nor an ISO 8601 time, or a cursor ahead of the feed: recovery RESTART_PAGINATION); 401 UNAUTHORIZED.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description A `nextCursor` (or context `pollingHint.cursor`) passed back unchanged, or an ISO 8601 time (start after the last event recorded at or before it). Omitted: from the first event of the project. */
-                    since?: string;
-                    /** @description Events per page, 1 to 500, default 100 */
-                    limit?: number;
-                    /** @description Comma list of kinds to keep: exact (`ticket.moved`) or prefixes ending in a dot (`ticket.`). The cursor still advances over the events left out. */
-                    kinds?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description A page of events */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["EventsPage"];
-                            meta: components["schemas"]["Meta"];
-                        };
-                    };
-                };
-                /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description VALIDATION_ERROR: body without a JSON content type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description SERVICE_UNAVAILABLE: try again later */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-            };
+        get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/skill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        /**
+         * The agent skill document
+         * @description Any valid token, no scope; costs 1 unit. The instructions an agent follows to work with the service (Markdown), at the version that GET /context reports as `skillVersion`. When context says `skillStale: true`, read this again and report the new `version` as `skill_hash` in your environment report (POST /session/{sessionId}/report). The response carries `ETag: "<version>"`; a request with that value in `If-None-Match` answers 304 without a body while the document is unchanged.
+         */
+        get: operations["getSkill"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/issue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's issues (open tickets by default)
+         * @description Scope read:board (design: the spec shows no shape for this endpoint); costs 1 unit. The target of `issuesUrl` (from POST /pair/connect): the project's tickets as an issue tracker lists them, in number order. `state` `open` (default) is every board column but `done` and `cancelled`, `closed` those two, `all` both. Filters `assigneeId` (UUID, `me` or `none`) and `labels` (comma list of tags, all required). Cursor pagination as on GET /board: pass `nextCursor` back unchanged as `cursor` with the same filters. Each issue carries its `key` (accepted wherever a ticket id is), `url` (the whole ticket: GET /ticket?key=) and `nextAction`. GET /board gives every ticket field, status counts and collision warnings.
+         */
+        get: operations["getIssue"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6544,56 +983,7 @@ export interface paths {
          *     `invalid_grant` (400: invalid, expired or used code or refresh token, redirect_uri or client_id mismatch, PKCE
          *     failure, authorization no longer valid), `unsupported_grant_type` (400), `temporarily_unavailable` (503).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
-                    "application/json": components["schemas"]["OAuthTokenRequest"];
-                };
-            };
-            responses: {
-                /** @description Tokens */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthTokenResponse"];
-                    };
-                };
-                /** @description invalid_request, invalid_grant, unsupported_grant_type */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthTokenError"];
-                    };
-                };
-                /** @description Unexpected failure */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description temporarily_unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthTokenError"];
-                    };
-                };
-            };
-        };
+        post: operations["postApiOauthToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6617,56 +1007,7 @@ export interface paths {
          *     (design; the spec is silent) is recorded by its `jti` until it would expire, and is refused afterwards.
          *     Errors: `invalid_request` (400: no `token`, unsupported content type), `temporarily_unavailable` (503).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": components["schemas"]["OAuthRevokeRequest"];
-                    "application/json": components["schemas"]["OAuthRevokeRequest"];
-                };
-            };
-            responses: {
-                /** @description Revoked (or unknown) */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthRevokeResponse"];
-                    };
-                };
-                /** @description invalid_request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthTokenError"];
-                    };
-                };
-                /** @description Unexpected failure */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description temporarily_unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthTokenError"];
-                    };
-                };
-            };
-        };
+        post: operations["postApiOauthRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6682,46 +1023,9 @@ export interface paths {
         };
         /**
          * Authorization server metadata (RFC 8414)
-         * @description No credentials, not rate limited (cost 0). OAUTH-008/009: issuer = {auth_url}; PKCE S256 only; public clients only (token_endpoint_auth_method none); RFC 9207 iss on the authorization response.
+         * @description No credentials, not rate limited (cost 0). issuer = {auth_url}; PKCE S256 only; public clients only (token_endpoint_auth_method none); RFC 9207 iss on the authorization response.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The metadata */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthAuthorizationServerMetadata"];
-                    };
-                };
-                /** @description Malformed request ({ error, error_description }) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description Server error ({ error: server_error, error_description }) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-            };
-        };
+        get: operations["getWellKnownOauthAuthorizationServer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6739,46 +1043,9 @@ export interface paths {
         };
         /**
          * Signing keys (JWK Set)
-         * @description No credentials, not rate limited (cost 0). OAUTH-010: the public half of every signing key whose access tokens may still be live: the current key and keys retired less than one access-token lifetime (1 hour, plus 60 seconds of grace) ago. Rotate with POST /admin/keys/rotate.
+         * @description No credentials, not rate limited (cost 0). the public half of every signing key whose access tokens may still be live: the current key and keys retired less than one access-token lifetime (1 hour, plus 60 seconds of grace) ago. Rotate with POST /admin/keys/rotate.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The keys */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JsonWebKeySet"];
-                    };
-                };
-                /** @description Malformed request ({ error, error_description }) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description Server error ({ error: server_error, error_description }) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-            };
-        };
+        get: operations["getApiOauthJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6796,46 +1063,9 @@ export interface paths {
         };
         /**
          * Protected resource metadata of the tool server (RFC 9728)
-         * @description No credentials, not rate limited (cost 0). OAUTH-011: resource = {mcp_url}; both addresses answer the same document.
+         * @description No credentials, not rate limited (cost 0). resource = {mcp_url}; both addresses answer the same document.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The metadata */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
-                    };
-                };
-                /** @description Malformed request ({ error, error_description }) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description Server error ({ error: server_error, error_description }) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-            };
-        };
+        get: operations["getWellKnownOauthProtectedResource"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6853,46 +1083,9 @@ export interface paths {
         };
         /**
          * Protected resource metadata of the tool server (RFC 9728)
-         * @description No credentials, not rate limited (cost 0). OAUTH-011: resource = {mcp_url}; both addresses answer the same document.
+         * @description No credentials, not rate limited (cost 0). resource = {mcp_url}; both addresses answer the same document.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The metadata */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
-                    };
-                };
-                /** @description Malformed request ({ error, error_description }) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-                /** @description Server error ({ error: server_error, error_description }) */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthError"];
-                    };
-                };
-            };
-        };
+        get: operations["getWellKnownOauthProtectedResourceMcp"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6912,71 +1105,14 @@ export interface paths {
         put?: never;
         /**
          * Dynamic client registration (RFC 7591), public clients only
-         * @description No credentials. OAUTH-004/012..023. Answers flat JSON (not the envelope), `Cache-Control: no-store`.
+         * @description No credentials...023. Answers flat JSON (not the envelope), `Cache-Control: no-store`.
          *     Rate limited per client address: 20 registrations in 10 minutes, then `429 slow_down` with `Retry-After`.
          *     Errors `{ error, error_description }`: `invalid_redirect_uri` (400: missing, not an array, 0 or more than 10
          *     URIs, or a refused URI), `invalid_client_metadata` (400: body not a JSON object, a confidential
          *     `token_endpoint_auth_method`, other grant or response types, non-string `client_name`),
          *     `temporarily_unavailable` (503).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OAuthRegisterRequest"];
-                };
-            };
-            responses: {
-                /** @description The registered client */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthClient"];
-                    };
-                };
-                /** @description invalid_redirect_uri, invalid_client_metadata */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthRegisterError"];
-                    };
-                };
-                /** @description slow_down (Retry-After) */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthRegisterError"];
-                    };
-                };
-                /** @description Unexpected failure */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description temporarily_unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OAuthRegisterError"];
-                    };
-                };
-            };
-        };
+        post: operations["postApiOauthRegister"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6992,7 +1128,7 @@ export interface paths {
         };
         /**
          * Sign-in and consent page (OAuth 2.1 authorization endpoint, PKCE S256)
-         * @description Validation, in order (OAUTH-024..036): the redirect first. With `client_id`, the client must exist and
+         * @description Validation, in order (..036): the redirect first. With `client_id`, the client must exist and
          *     `redirect_uri` must equal one of its registered URIs as a raw string (no normalization: upper-case host,
          *     `:443`, trailing slash, added query, dot segments and encoded characters all differ); a loopback `http` redirect
          *     (`localhost`, `127.0.0.1`, `[::1]`) matches a registered loopback URI on any port (RFC 8252). Without
@@ -7000,7 +1136,7 @@ export interface paths {
          *     or a repeated parameter shows a fixed error page (400) and never redirects. Then, by redirect with
          *     `error`, `error_description`, `state` and `iss`: `response_type` other than `code` (`unsupported_response_type`,
          *     or `invalid_request` when missing); `code_challenge` missing or not 43 to 128 base64url characters, or
-         *     `code_challenge_method` other than `S256` (`plain` included) -> `invalid_request` (OAUTH-032, design).
+         *     `code_challenge_method` other than `S256` (`plain` included) -> `invalid_request` (, design).
          *
          *     Pages are server-rendered HTML without JavaScript, with `Content-Security-Policy: default-src 'none';
          *     style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'`, `X-Frame-Options: DENY`,
@@ -7012,62 +1148,7 @@ export interface paths {
          *     each with the access it would grant: `write` when asked and the membership is admin or member, else `read`;
          *     viewers always `read`), a `New project name` field, and `Approve` / `Deny`.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description `code` */
-                    response_type: string;
-                    /** @description Required unless the redirect is loopback */
-                    client_id?: string;
-                    redirect_uri: string;
-                    /** @description S256 challenge, 43 to 128 base64url characters */
-                    code_challenge: string;
-                    /** @description Only `S256` (the default) */
-                    code_challenge_method?: string;
-                    /** @description Space-delimited; containing `write` asks for write */
-                    scope?: string;
-                    state?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description The sign-in or consent page */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description Redirect to redirect_uri with error, error_description, state and iss */
-                303: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Fixed error page (unknown client, unregistered or malformed redirect): never redirects */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description Unexpected failure */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        get: operations["getOauthAuthorize"];
         put?: never;
         /**
          * Form posts of the sign-in and consent page
@@ -7083,88 +1164,11 @@ export interface paths {
          *     `action=approve` with `project_id` (one of the user's projects) or `new_project_name` (1 to 100
          *     characters; design: created in the organization of the user's oldest project where the user is admin, else in
          *     a new `free` organization named after the user; the user becomes its admin; ticket prefix from the name's first
-         *     letters): stores a code (`svc_ac_...`, stored as its SHA-256, 60 seconds, single use, OAUTH-039) and answers 303
+         *     letters): stores a code (`svc_ac_...`, stored as its SHA-256, 60 seconds, single use,) and answers 303
          *     to `redirect_uri` with `code`, `state` and `iss` (RFC 9207). `action=deny`: 303 with
          *     `error=access_denied`, `state` and `iss`.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/x-www-form-urlencoded": {
-                        /** @description `code` */
-                        response_type: string;
-                        /** @description Required unless the redirect is loopback */
-                        client_id?: string;
-                        redirect_uri: string;
-                        /** @description S256 challenge, 43 to 128 base64url characters */
-                        code_challenge: string;
-                        /** @description Only `S256` (the default) */
-                        code_challenge_method?: string;
-                        /** @description Space-delimited; containing `write` asks for write */
-                        scope?: string;
-                        state?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Redirect: back to the page after sign-in, or to redirect_uri (code or error) */
-                303: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Fixed error page, or the consent page with an error (no project chosen) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description Sign-in failed (or the browser session expired) */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description CSRF token missing or wrong */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description Too many failed sign-ins from this address */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description Unexpected failure */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["postOauthAuthorize"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7175,30 +1179,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description meta.context: a compact update about the caller's own situation, computed at the start of every authenticated call (GET /context: after it delivered notifications). Each key appears only when non-zero; with nothing to report meta has no `context` key at all. */
-        MetaContext: {
-            /** @description Notifications (mentions...) waiting for you: GET /context delivers them in `updates` */
-            unreadNotifications?: number;
-            /** @description Your live claims that expire within 5 minutes: claim the files again to keep them */
-            expiringClaims?: number;
-            /** @description Your claims past their expiry and not released */
-            expiredClaims?: number;
-            /** @description While you hold a claim or an in-progress ticket, from 5 minutes before the LEDGER_STALE threshold: silence measured as the gate does */
-            ledgerStale?: {
-                minutesSilent: number;
-                thresholdMinutes: number;
-                /** @description true: writes other than ledger writes answer 429 LEDGER_STALE */
-                stale: boolean;
-            };
-        };
-        WebhookDelivery: {
-            /** @description `<projectId>:<seq>`: idempotency key of the delivery */
-            id: string;
-            projectId: string;
-            /** @description The value the agent gave at POST /pair/connect */
-            partnerManagedSessionId: string;
-            event: components["schemas"]["Event"];
-        };
         Event: {
             /** @description Per-project sequence, gap-free, in commit order */
             seq: number;
@@ -7233,7 +1213,7 @@ export interface components {
             project: components["schemas"]["ProjectSummary"];
             /** @description {origin}/docs */
             docsUrl: string;
-            /** @description {origin}/api/board */
+            /** @description {origin}/api/issue: the project's open tickets (GET /issue) */
             issuesUrl: string;
             /** @description {origin}/openapi.json */
             schemaUrl: string;
@@ -7328,7 +1308,7 @@ export interface components {
             /** @description Dotted path of the field; `(root)` for the whole body */
             path: string;
             message: string;
-            /** @description Zod issue code (too_small, invalid_type, ...) */
+            /** @description Zod issue code (too_small, invalid_type,...) */
             code: string;
         };
         PairConnectRequest: {
@@ -9163,6 +3143,64 @@ export interface components {
             /** @description True when the page was full: call again at once */
             hasMore: boolean;
         };
+        SkillDocument: {
+            /**
+             * @description Opaque; equals `skillVersion` of GET /context. Send it back as `skill_hash` in your environment report so that `skillStale` tells you when it changes.
+             * @example skill-3f9a0c12be71
+             */
+            version: string;
+            /** @example Working with the coordination service */
+            title: string;
+            /** @enum {string} */
+            mediaType: "text/markdown";
+            /** @description The whole document (Markdown) */
+            content: string;
+            /** @description Length of `content` in Unicode code points */
+            totalChars: number;
+            /** @description {origin}/docs: the full API reference */
+            docsUrl: string;
+        };
+        IssueList: {
+            issues: components["schemas"]["Issue"][];
+            /** @description Matching issues across all pages */
+            total: number;
+            returned: number;
+            /** @description Pass back unchanged as `cursor` with the same filters; null on the last page */
+            nextCursor: string | null;
+            /** @description {origin}/api/board: the board with every ticket field */
+            boardUrl: string;
+        };
+        Issue: {
+            /** Format: uuid */
+            id: string;
+            number: number;
+            title: string;
+            status: string;
+            type: string | null;
+            /**
+             * @description Stored as tag priority:<level>; normal adds no tag
+             * @enum {string}
+             */
+            priority: "critical" | "high" | "normal" | "low";
+            assignee: {
+                agentId: string;
+                name: string;
+            } | null;
+            createdAt: string;
+            updatedAt: string;
+            nextAction: components["schemas"]["TicketNextAction"];
+            /**
+             * @description The ticket key, accepted wherever a ticket id is
+             * @example DEMO-12
+             */
+            key: string;
+            /** @enum {string} */
+            state: "open" | "closed";
+            /** @description The ticket's tags */
+            labels: string[];
+            /** @description {origin}/api/ticket?key=KEY: the whole ticket */
+            url: string;
+        };
         OAuthTokenResponse: {
             /** @description RS256 JWT (`typ: at+jwt`), 1 hour */
             access_token: string;
@@ -9187,7 +3225,7 @@ export interface components {
             code?: string;
             /** @description authorization_code: exactly the value sent to authorize */
             redirect_uri?: string;
-            /** @description authorization_code: PKCE verifier, 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (S256 check) */
+            /** @description authorization_code: PKCE verifier, 43 to 128 characters of A-Z a-z 0-9 -. _ ~ (S256 check) */
             code_verifier?: string;
             /** @description The client of the authorization (omitted only when authorize had no client_id) */
             client_id?: string;
@@ -9293,4 +3331,6312 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    postPairConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairConnectRequest"];
+            };
+        };
+        responses: {
+            /** @description Paired */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PairConnectResponse"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPairCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description Code minted */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PairCodeResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPairPrompt: {
+        parameters: {
+            query?: {
+                /** @description Required: the pairing code (case and punctuation ignored) */
+                code?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The onboarding prompt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Missing or repeated code (text/plain); text the service cannot store, a NUL or a lone surrogate, is refused before the route as JSON VALIDATION_ERROR */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown or expired code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many look-ups; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Me"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSessionRefresh: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionRefreshRequest"];
+            };
+        };
+        responses: {
+            /** @description New token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionRefreshResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSessionBySessionId: {
+        parameters: {
+            query?: {
+                /** @description Activities per page, 1 to 500 (default 100) */
+                limit?: number;
+                offset?: number | null;
+            };
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionDetail"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchSessionBySessionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionPatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Session"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSessionActivity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionActivityRequest"];
+            };
+        };
+        responses: {
+            /** @description Activity recorded */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionActivityResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSessionReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnvironmentReport"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionReportResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSubagentSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubAgentMintRequest"];
+            };
+        };
+        responses: {
+            /** @description Sub-agent minted */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubAgentMintResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSubagentSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubAgentDeleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Sub-agent ended */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SubAgentDeleteResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTicket: {
+        parameters: {
+            query?: {
+                /** @description Ticket UUID */
+                id?: string;
+                /** @description Human key <PREFIX>-<number>; wins over id when both are given */
+                key?: string;
+                /** @description Comma list of comments, ledger, threads, activities, pullRequests, ciStatus */
+                include?: string;
+                /** @description Items per included list, 1 to 100 (default 20) */
+                limit?: number;
+                /** @description Offset into each included list (offset pagination, see paginate=v2) */
+                offset?: number | null;
+                /** @description v2 wraps the included comments, ledger, threads, activities and pullRequests as { data, pagination { total, limit, offset, hasMore } } */
+                paginate?: "v2";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TicketDetail"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `1` or `true`: an older client that may omit the agent-first fields until the sunset */
+                "X-Svc-Legacy-Create"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description Idempotent repeat: the original ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IdempotentTicketCreate"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedTicket"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["DeletedTicket"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated ticket */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PatchedTicket"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTicketBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Per-row results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TicketBatchResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBoard: {
+        parameters: {
+            query?: {
+                /** @description A status of the project's board (comma list allowed); unknown answers 400 with validStatuses */
+                status?: string;
+                type?: string;
+                /** @description Comma list; a ticket matches only when it carries every listed tag */
+                tags?: string;
+                /** @description Agent UUID, `me` (the caller) or `none` (unassigned) */
+                assigneeId?: string;
+                /** @description Sprint UUID or `none` (tickets in no sprint); anything else answers 400 with recovery LIST_SPRINTS */
+                sprintId?: string;
+                /** @description `cancelled` includes cancelled tickets when no status filter is given */
+                include?: string;
+                /** @description 1 to 1000, default 50 */
+                limit?: number;
+                /** @description The nextCursor of the previous page, unchanged, with the same filters */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Board"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                /** @description Web-search syntax: words, "quoted phrases", OR, -excluded. A ticket key (DEMO-12) also finds that ticket first. */
+                q: string;
+                /** @description Board status (comma list allowed) */
+                status?: string;
+                type?: string;
+                /** @description Sprint UUID or `none`; anything else answers 400 with recovery LIST_SPRINTS */
+                sprintId?: string;
+                /** @description `cancelled` includes cancelled tickets when no status filter is given */
+                include?: string;
+                /** @description 1 to 100, default 20 */
+                limit?: number;
+                offset?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Matches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TicketSearchResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTicketAcknowledge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The internal ticket id (UUID), never the human key */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AcknowledgeCriteriaRequest"];
+            };
+        };
+        responses: {
+            /** @description Acknowledged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AcknowledgeCriteriaResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTicketApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The internal ticket id (UUID), never the human key */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApproveTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description Approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ApprovedTicket"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTicketArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The internal ticket id (UUID), never the human key */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The artifacts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            artifacts: components["schemas"]["Artifact"][];
+                            total: number;
+                            open: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postTicketArtifacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The internal ticket id (UUID), never the human key */
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddArtifactRequest"];
+            };
+        };
+        responses: {
+            /** @description Existing artifact updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Artifact"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Artifact attached */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Artifact"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchTicketArtifactsByArtifactId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The internal ticket id (UUID), never the human key */
+                ticketId: string;
+                artifactId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchArtifactRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Artifact"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBegin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BeginRequest"];
+            };
+        };
+        responses: {
+            /** @description Begun */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BeginResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workflow */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WorkflowInfo"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postClaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimRequest"];
+            };
+        };
+        responses: {
+            /** @description Claimed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT: a requested file is held by someone else; nothing was claimed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimConflictError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClaimCheck: {
+        parameters: {
+            query: {
+                /** @description Comma-separated paths, 1 to 20; each canonicalised like every file path field (any spelling of a file finds it), an invalid one answers 400 VALIDATION_ERROR */
+                files: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Holders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimCheckResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReleaseRequest"];
+            };
+        };
+        responses: {
+            /** @description Released */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReleaseResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLedger: {
+        parameters: {
+            query?: {
+                /** @description UUID or key */
+                ticketId?: string;
+                /** @description Comma list of types; any unknown type: 400 */
+                type?: string;
+                agentId?: string;
+                sessionId?: string;
+                /** @description Default `all` (the ledger is the whole record) */
+                source?: "agent" | "system" | "all";
+                /** @description Default false: audit entries are left out */
+                include_audit?: "true" | "false";
+                /** @description ISO 8601, inclusive */
+                since?: string;
+                /** @description ISO 8601, inclusive */
+                until?: string;
+                /** @description 1 to 200, default 50 */
+                limit?: number;
+                /** @description Default 0 */
+                offset?: number | null;
+                /** @description Default desc (newest first) */
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LedgerEntryRequest"];
+            };
+        };
+        responses: {
+            /** @description Written */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerWriteResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postLedgerBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LedgerBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Processed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerBatchResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postHandoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["HandoffRequest"];
+            };
+        };
+        responses: {
+            /** @description Handed off */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["HandoffResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSessionComplete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionCompleteRequest"];
+            };
+        };
+        responses: {
+            /** @description Session completed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SessionCompleteResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PRECONDITION_FAILED: closeout outstanding; details { missing[], completed[], retryable, remediation[] { action, endpoint, message } } */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQaByQaRunId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                qaRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QA run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["QaRun"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTicketQa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ticketId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket's QA runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["QaRunList"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchBrief: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BriefPatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Brief written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BriefPatchResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postThreadCloseBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadCloseBulkRequest"];
+            };
+        };
+        responses: {
+            /** @description Closed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ThreadCloseBulkResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadOpenRequest"];
+            };
+        };
+        responses: {
+            /** @description Opened */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ThreadCreated"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getThreadByThreadId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Thread"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchThreadByThreadId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadPatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ThreadPatchResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postThreadReply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadReplyRequest"];
+            };
+        };
+        responses: {
+            /** @description Replied */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ThreadCreated"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postThreadClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread UUID; anything else answers 400 VALIDATION_ERROR */
+                threadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ThreadCloseRequest"];
+            };
+        };
+        responses: {
+            /** @description Closed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ThreadCloseResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSprint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sprints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Sprint"][];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSprint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SprintCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SprintCreated"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSprintCurrent: {
+        parameters: {
+            query?: {
+                /** @description Comma list; `tickets` adds the sprint's tickets */
+                include?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Current sprint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CurrentSprint"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSprintBySprintId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sprint UUID */
+                sprintId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sprint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SprintDetail"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchSprintBySprintId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sprint UUID */
+                sprintId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SprintPatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SprintPatchResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSprintAssign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SprintAssignRequest"];
+            };
+        };
+        responses: {
+            /** @description Assigned or unassigned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SprintAssignResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContext: {
+        parameters: {
+            query?: {
+                /** @description Trimmed response (see the operation). Default false */
+                compact?: "0" | "1" | "true" | "false";
+                /** @description 0 to the project ceiling (100 unless the project sets `contextLedgerCeiling` lower); 0 suppresses the ledger. Default 10, or the ceiling if lower. Above the ceiling: 400 */
+                ledger_limit?: number | null;
+                /** @description 1 to the project ceiling (50 unless the project sets `contextThreadCeiling` lower). Default the ceiling. Outside: 400 */
+                thread_limit?: number;
+                /** @description `open` (default), `closed` or `all`; any other value is ignored (open) */
+                thread_status?: string;
+                /** @description 0 to 50, default 20. 0 returns no updates and marks nothing read */
+                updates_limit?: number | null;
+                /** @description ISO 8601: only ledger entries created after it */
+                since?: string;
+                /** @description Default false: system entries left out */
+                include_system_ledger?: "0" | "1" | "true" | "false";
+                /** @description Default false: audit entries left out */
+                include_audit?: "0" | "1" | "true" | "false";
+                /** @description Overrides include_system_ledger when both are sent */
+                ledger_source?: "agent" | "system" | "all";
+                /** @description Comma list of ledger types (exact, case-sensitive) */
+                ledger_type?: string;
+                ledger_sessionId?: string;
+                /** @description Repository-relative file path, canonicalised before it is compared or stored: trimmed, Unicode NFC, `\` turned into `/`, `.` and empty segments dropped, `..` resolved, no leading or trailing slash; case-sensitive. Responses show the canonical form. A path that climbs above the repository root, is empty once canonical or holds control characters answers 400 VALIDATION_ERROR (at most 500 characters) */
+                ledger_fileRef?: string;
+                ledger_subAgent?: string;
+                /** @description Comma list; `write_schemas` adds schema.writePayloads. Unknown items are ignored */
+                include?: string;
+                /** @description Same check as the X-Svc-Platform header: 409 IDENTITY_MISMATCH when it differs */
+                expectedPlatform?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's context */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Context"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContextMore: {
+        parameters: {
+            query: {
+                section: "ledger" | "threads" | "brief" | "reviews";
+                /** @description A nextCursor (or ledgerCursor / pendingReviewsCursor of GET /context) passed back unchanged. An invalid cursor is not an error: the listing starts from the beginning */
+                cursor?: string;
+                /** @description 1 to 200, default 50. For section=brief: the chunk size in kilobytes (1024 bytes) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the section */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ContextMore"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: {
+                /** @description A `nextCursor` (or context `pollingHint.cursor`) passed back unchanged, or an ISO 8601 time (start after the last event recorded at or before it). Omitted: from the first event of the project. */
+                since?: string;
+                /** @description Events per page, 1 to 500, default 100 */
+                limit?: number;
+                /** @description Comma list of kinds to keep: exact (`ticket.moved`) or prefixes ending in a dot (`ticket.`). The cursor still advances over the events left out. */
+                kinds?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EventsPage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSkill: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of a previous answer: 304 without a body when the document has not changed */
+                "if-none-match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skill document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SkillDocument"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Unchanged since the ETag sent in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getIssue: {
+        parameters: {
+            query?: {
+                /** @description Agent UUID, `me` (the caller) or `none` (unassigned) */
+                assigneeId?: string;
+                /** @description The nextCursor of the previous page, unchanged, with the same filters */
+                cursor?: string;
+                /** @description `open` (default): every column but done and cancelled; `closed`: done and cancelled; `all` */
+                state?: "open" | "closed" | "all";
+                /** @description Comma list of tags; an issue matches only when it carries every listed tag */
+                labels?: string;
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of issues */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IssueList"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postApiOauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+                "application/json": components["schemas"]["OAuthTokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenResponse"];
+                };
+            };
+            /** @description invalid_request, invalid_grant, unsupported_grant_type */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
+            /** @description Unexpected failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description temporarily_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
+        };
+    };
+    postApiOauthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuthRevokeRequest"];
+                "application/json": components["schemas"]["OAuthRevokeRequest"];
+            };
+        };
+        responses: {
+            /** @description Revoked (or unknown) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRevokeResponse"];
+                };
+            };
+            /** @description invalid_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
+            /** @description Unexpected failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description temporarily_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
+        };
+    };
+    getWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthAuthorizationServerMetadata"];
+                };
+            };
+            /** @description Malformed request ({ error, error_description }) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Server error ({ error: server_error, error_description }) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getApiOauthJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonWebKeySet"];
+                };
+            };
+            /** @description Malformed request ({ error, error_description }) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Server error ({ error: server_error, error_description }) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
+                };
+            };
+            /** @description Malformed request ({ error, error_description }) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Server error ({ error: server_error, error_description }) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResourceMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
+                };
+            };
+            /** @description Malformed request ({ error, error_description }) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description Server error ({ error: server_error, error_description }) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthError"];
+                };
+            };
+        };
+    };
+    postApiOauthRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthRegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description The registered client */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthClient"];
+                };
+            };
+            /** @description invalid_redirect_uri, invalid_client_metadata */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRegisterError"];
+                };
+            };
+            /** @description slow_down (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRegisterError"];
+                };
+            };
+            /** @description Unexpected failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description temporarily_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRegisterError"];
+                };
+            };
+        };
+    };
+    getOauthAuthorize: {
+        parameters: {
+            query: {
+                /** @description `code` */
+                response_type: string;
+                /** @description Required unless the redirect is loopback */
+                client_id?: string;
+                redirect_uri: string;
+                /** @description S256 challenge, 43 to 128 base64url characters */
+                code_challenge: string;
+                /** @description Only `S256` (the default) */
+                code_challenge_method?: string;
+                /** @description Space-delimited; containing `write` asks for write */
+                scope?: string;
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sign-in or consent page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Redirect to redirect_uri with error, error_description, state and iss */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Fixed error page (unknown client, unregistered or malformed redirect): never redirects */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unexpected failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postOauthAuthorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @description `code` */
+                    response_type: string;
+                    /** @description Required unless the redirect is loopback */
+                    client_id?: string;
+                    redirect_uri: string;
+                    /** @description S256 challenge, 43 to 128 base64url characters */
+                    code_challenge: string;
+                    /** @description Only `S256` (the default) */
+                    code_challenge_method?: string;
+                    /** @description Space-delimited; containing `write` asks for write */
+                    scope?: string;
+                    state?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Redirect: back to the page after sign-in, or to redirect_uri (code or error) */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Fixed error page, or the consent page with an error (no project chosen) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Sign-in failed (or the browser session expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description CSRF token missing or wrong */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many failed sign-ins from this address */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unexpected failure */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}

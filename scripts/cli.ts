@@ -9,7 +9,53 @@ interface Command {
   usage: string;
   method: string;
   path: (flags: Flags, positional: string[]) => string;
-  body: (flags: Flags) => Record<string, unknown>;
+  /** Absent for reads (GET). */
+  body?: (flags: Flags) => Record<string, unknown>;
+}
+
+/** `?limit=&cursor=` from --limit and --cursor. */
+function page(f: Flags): string {
+  const q = new URLSearchParams(
+    compact({ limit: str(f, "limit"), cursor: str(f, "cursor") }) as Record<string, string>,
+  );
+  return q.size > 0 ? `?${q}` : "";
+}
+
+const PAGING = "[--limit 1..100] [--cursor CURSOR]";
+
+/** `<noun> list` and `<noun> get ID` for each operator collection (GET /admin/...). */
+function reads(): Record<string, Command> {
+  const out: Record<string, Command> = {};
+  for (const [noun, collection] of [["org", "orgs"], ["user", "users"], ["project", "projects"]] as const) {
+    out[`${noun} list`] = {
+      usage: `${noun} list ${PAGING}`,
+      method: "GET",
+      path: (f) => `/admin/${collection}${page(f)}`,
+    };
+    out[`${noun} get`] = {
+      usage: `${noun} get ${noun.toUpperCase()}_ID`,
+      method: "GET",
+      path: (_f, p) => `/admin/${collection}/${encodeURIComponent(p[0] ?? "")}`,
+    };
+  }
+  for (
+    const [noun, collection] of [["member", "members"], ["agent", "agents"], ["api-key", "api-keys"]] as const
+  ) {
+    out[`${noun} list`] = {
+      usage: `${noun} list --project PROJECT_ID ${PAGING}`,
+      method: "GET",
+      path: (f) => `/admin/projects/${encodeURIComponent(required(f, "project"))}/${collection}${page(f)}`,
+    };
+    out[`${noun} get`] = {
+      usage: `${noun} get --project PROJECT_ID ID`,
+      method: "GET",
+      path: (f, p) =>
+        `/admin/projects/${encodeURIComponent(required(f, "project"))}/${collection}/${
+          encodeURIComponent(p[0] ?? "")
+        }`,
+    };
+  }
+  return out;
 }
 
 function str(flags: Flags, name: string): string | undefined {
@@ -120,6 +166,7 @@ const COMMANDS: Record<string, Command> = {
     path: () => "/admin/clock",
     body: (f) => ({ advanceMs: Number(required(f, "ms")) }),
   },
+  ...reads(),
 };
 
 const BOOLEAN_FLAGS = new Set(["json", "help"]);
@@ -158,27 +205,46 @@ export async function runCli(
   const { words, flags } = parseArgs(args);
   const key = COMMANDS[`${words[0]} ${words[1]}`] ? `${words[0]} ${words[1]}` : words[0] ?? "";
   const command = COMMANDS[key];
-  if (!command || flags.help) {
+  if (!command) {
     out(usage());
-    return command ? 0 : 2;
+    return flags.help ? 0 : 2;
+  }
+  if (flags.help) {
+    out(`usage: deno task cli [--json] ${command.usage}`);
+    return 0;
   }
   const positional = words.slice(key.split(" ").length);
-  let body: Record<string, unknown>;
+  let body: Record<string, unknown> | undefined;
   let path: string;
   try {
-    body = command.body(flags);
+    body = command.body?.(flags);
     path = command.path(flags, positional);
   } catch (err) {
     out(`error: ${err instanceof Error ? err.message : String(err)}\n  ${command.usage}`);
     return 2;
   }
-  const res = await fetchFn(`${env.url.replace(/\/+$/, "")}${path}`, {
-    method: command.method,
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${env.token ?? ""}` },
-    body: JSON.stringify(body),
-  });
+  const url = `${env.url.replace(/\/+$/, "")}${path}`;
+  let res: Response;
+  try {
+    res = await fetchFn(url, {
+      method: command.method,
+      headers: {
+        Authorization: `Bearer ${env.token ?? ""}`,
+        ...(body ? { "Content-Type": "application/json" } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    out(`error: cannot reach the server at ${env.url} (set SVC_URL): ${reason}`);
+    return 1;
+  }
   const text = await res.text();
-  let parsed: { data?: unknown; error?: { code: string; message: string } } = {};
+  let parsed: {
+    data?: unknown;
+    meta?: unknown;
+    error?: { code: string; message: string; details?: { fields?: { path: string; message: string }[] } };
+  } = {};
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -187,6 +253,7 @@ export async function runCli(
   }
   if (!res.ok) {
     out(`error: HTTP ${res.status} ${parsed.error?.code ?? ""}: ${parsed.error?.message ?? text}`);
+    for (const field of parsed.error?.details?.fields ?? []) out(`  ${field.path}: ${field.message}`);
     return 1;
   }
   out(JSON.stringify(flags.json ? parsed.data : parsed, null, 2));

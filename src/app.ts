@@ -5,11 +5,15 @@ import { bodyGuards, MAX_BODY_BYTES, PAIRING_MAX_BODY_BYTES } from "@/http/body.
 import type { AppDeps, AppEnv } from "@/http/env.ts";
 import { errorBody, errorResponse } from "@/http/errors.ts";
 import { requestId } from "@/http/request-id.ts";
+import { accessLog, type LogWriter } from "@/http/access-log.ts";
+import { apiCors, htmlSecurityHeaders } from "@/http/browser.ts";
+import { Metrics } from "@/http/metrics.ts";
+import { registerOps } from "@/routes/ops.ts";
 import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
 import { registerRoutes } from "@/routes/index.ts";
 import { documentOAuthTokenRoutes, oauthTokenRoutes } from "@/routes/oauth/token.ts";
-import { docsPage } from "@/routes/docs-page.ts";
+import { registerDocs } from "@/routes/docs.ts";
 import { documentOAuthMetadata, registerOAuthMetadata } from "@/routes/oauth/metadata.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
@@ -30,10 +34,22 @@ export function createApi(): OpenAPIHono<AppEnv> {
   return api;
 }
 
+/** What the service reports about itself: metrics (one registry per process) and the access log. */
+export interface AppOptions {
+  metrics?: Metrics;
+  /** One line per request; none when omitted (tests). */
+  log?: LogWriter;
+}
+
 /** The whole service: REST under /api and /svc, operator API, health, document and docs page. */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const metrics = options.metrics ?? new Metrics();
   app.use("*", requestId());
+  app.use("*", accessLog(metrics, options.log));
+  app.use("*", htmlSecurityHeaders());
+  app.use("/api/*", apiCors(deps.config.corsOrigins));
+  app.use("/svc/*", apiCors(deps.config.corsOrigins));
   app.use("*", async (c, next) => {
     c.set("deps", deps);
     await next();
@@ -87,9 +103,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const document = buildOpenApiDocument(api);
   const documentJson = JSON.stringify(document, null, 2) + "\n";
-  app.get("/health", (c) => c.json({ ok: true, version: deps.config.version }));
+  registerOps(app, metrics);
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
-  app.get("/docs", (c) => c.html(docsPage(document as unknown as Parameters<typeof docsPage>[0])));
+  registerDocs(app);
   // The web dashboard for project members (server-rendered HTML, its own sign-in at `/`).
   app.route("/", dashboardApp());
   return app;

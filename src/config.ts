@@ -25,6 +25,10 @@ export interface Config {
   mcpAllowedHosts: readonly string[];
   mcpAllowedOrigins: readonly string[];
   version: string;
+  /** `CORS_ORIGINS`: browser origins allowed to call the REST API (comma-separated, `*` for any); none by default. */
+  corsOrigins: readonly string[];
+  /** `LOG_FORMAT`: `json`, `text` or `off`; unset means JSON unless stdout is a terminal. */
+  logFormat?: "json" | "text" | "off" | undefined;
 }
 
 export const SERVICE_VERSION = "1.0.0";
@@ -33,6 +37,10 @@ export function readConfig(env: Record<string, string | undefined>): Config {
   const port = Number(env.PORT ?? "8787");
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`Cannot read PORT "${env.PORT}": not a port number`);
+  }
+  const logFormat = env.LOG_FORMAT || undefined;
+  if (logFormat !== undefined && !["json", "text", "off"].includes(logFormat)) {
+    throw new Error(`Cannot read LOG_FORMAT "${logFormat}": use json, text or off`);
   }
   return {
     port,
@@ -48,6 +56,8 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     mcpAllowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),
     mcpAllowedOrigins: commaList(env.SVC_MCP_ALLOWED_ORIGINS),
     version: SERVICE_VERSION,
+    logFormat: logFormat as Config["logFormat"],
+    corsOrigins: (env.CORS_ORIGINS ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean),
   };
 }
 

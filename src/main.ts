@@ -6,12 +6,18 @@ import { openDatabase, type OpenedDatabase } from "@/db/dialect.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { ADMIN_TOKEN_FILE, ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startBackgroundWork } from "@/worker.ts";
+import { defaultLogFormat, logWriter } from "@/http/access-log.ts";
+import { Metrics } from "@/http/metrics.ts";
 
 /** A start that cannot reach its database gives up after this long. */
 const STARTUP_DATABASE_MS = 10_000;
-/** Graceful shutdown: in-flight requests get this long, the database pool this long after. */
+/**
+ * Graceful shutdown: in-flight requests and the current background job get this long (in parallel), the
+ * database pool this long after; the process exits by SHUTDOWN_HARD_MS whatever happens.
+ */
 const SHUTDOWN_SERVER_MS = 3_000;
 const SHUTDOWN_DATABASE_MS = 2_000;
+const SHUTDOWN_HARD_MS = 9_000;
 
 /** A failed start: one line on stderr (no stack), exit code 1. */
 function fatal(reason: string): never {
@@ -70,7 +76,8 @@ function portInUse(config: Config): string {
 
 /** Refuses a busy port before the database is opened, so the failure comes at once. */
 function assertPortFree(config: Config): void {
-  if (config.port === 0) return;
+  // Deno Deploy assigns the socket itself (and sets DENO_DEPLOYMENT_ID).
+  if (config.port === 0 || Deno.env.get("DENO_DEPLOYMENT_ID")) return;
   try {
     Deno.listen({ hostname: config.host, port: config.port }).close();
   } catch (err) {
@@ -91,6 +98,8 @@ try {
 if (!config.databaseUrl) await assertWritableDataDir(config.dataDir);
 assertPortFree(config);
 
+const log = logWriter(config.logFormat ?? defaultLogFormat());
+const metrics = new Metrics();
 const clock = systemClock();
 let opened: OpenedDatabase | undefined;
 let started: {
@@ -117,7 +126,7 @@ try {
 }
 const { db, engine, close } = opened!;
 const { adminToken, demo } = started;
-const app = createApp({ db, engine, clock, config: { ...config, adminToken } });
+const app = createApp({ db, engine, clock, config: { ...config, adminToken } }, { metrics, log });
 
 let server: Deno.HttpServer;
 try {
@@ -125,18 +134,20 @@ try {
     port: config.port,
     hostname: config.host,
     onListen: ({ hostname, port }) => {
-      console.log(`listening on http://${hostname}:${port} (public ${config.publicUrl}, ${engine})`);
+      log("info", `listening on http://${hostname}:${port}`, { publicUrl: config.publicUrl, engine });
       if (adminToken && !config.adminToken) {
-        console.log(`admin token: ${adminToken} (kept in ${config.dataDir}/${ADMIN_TOKEN_FILE})`);
+        log("info", `admin token: ${adminToken} (kept in ${config.dataDir}/${ADMIN_TOKEN_FILE})`);
       }
       if (demo) {
-        console.log(
+        log(
+          "info",
           demo.password
             ? `demo project: Demo (DEMO), sign in as ${demo.email} / ${demo.password} (shown only now)`
             : `demo project: Demo (DEMO), sign in as ${demo.email} (password printed at first start)`,
         );
-        console.log(`demo pairing code: ${demo.pairingCode} (expires ${demo.codeExpiresAt})`);
-        console.log(
+        log("info", `demo pairing code: ${demo.pairingCode} (expires ${demo.codeExpiresAt})`);
+        log(
+          "info",
           `pair: curl -s -X POST ${config.publicUrl}/api/pair/connect -H 'Content-Type: application/json' ` +
             `-d '{"code":"${demo.pairingCode}","agentName":"my-agent"}'`,
         );
@@ -150,27 +161,45 @@ try {
     : `cannot listen on ${config.host}:${config.port}: ${messageOf(err)}`;
   fatal(reason);
 }
-const stopWork = startBackgroundWork({ db, clock, testClock: config.testClock });
+const stopWork = startBackgroundWork({ db, clock, testClock: config.testClock, metrics, log });
 
 /**
- * Graceful shutdown that ends whatever the database does: stop background work, let in-flight
- * requests finish (bounded), close the pool (bounded), exit. A second signal exits at once.
+ * Graceful shutdown that ends whatever the database does: stop accepting, let in-flight requests and the
+ * current background job finish (bounded, in parallel), close the pool (bounded), log, exit. A second
+ * signal exits at once; a hard timer exits by SHUTDOWN_HARD_MS in any case.
  */
 let stopping = false;
-const shutdown = async () => {
+const shutdown = async (signal: Deno.Signal) => {
   if (stopping) Deno.exit(1);
   stopping = true;
+  const started = performance.now();
+  setTimeout(() => {
+    log("error", "shutdown: hard limit reached, exiting", { signal });
+    Deno.exit(1);
+  }, SHUTDOWN_HARD_MS);
+  log("info", "shutting down", { signal });
   let clean = true;
-  stopWork();
-  await within(server.shutdown(), SHUTDOWN_SERVER_MS, "in-flight requests did not finish").catch((err) => {
-    clean = false;
-    console.error(`shutdown: ${messageOf(err)}`);
-  });
-  await within(close(), SHUTDOWN_DATABASE_MS, "the database did not close").catch((err) => {
-    clean = false;
-    console.error(`shutdown: ${messageOf(err)}`);
+  const bounded = (work: Promise<unknown>, ms: number, what: string) =>
+    within(work, ms, what).catch((err) => {
+      clean = false;
+      log("error", `shutdown: ${messageOf(err)}`, { signal });
+    });
+  await Promise.all([
+    bounded(server.shutdown(), SHUTDOWN_SERVER_MS, "in-flight requests did not finish"),
+    bounded(stopWork(), SHUTDOWN_SERVER_MS, "the background job did not finish"),
+  ]);
+  await bounded(close(), SHUTDOWN_DATABASE_MS, "the database did not close");
+  log(clean ? "info" : "error", "stopped", {
+    signal,
+    clean,
+    durationMs: Math.round(performance.now() - started),
   });
   Deno.exit(clean ? 0 : 1);
 };
-Deno.addSignalListener("SIGINT", shutdown);
-if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", shutdown);
+try {
+  Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));
+} catch (err) {
+  // Platforms without signals (Deno Deploy) stop the isolate themselves.
+  log("warn", `no signal handlers: ${messageOf(err)}`);
+}

@@ -62,12 +62,76 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>) {
     description:
       "Session token (svc_sess_), sub-agent token (svc_sub_), API key (svc_key_) or OAuth access token",
   });
-  return api.getOpenAPI31Document({
+  const doc = api.getOpenAPI31Document({
     openapi: "3.1.0",
-    info: { title: "Agent Coordination Service", version: SERVICE_VERSION, description: DESCRIPTION },
+    info: {
+      title: "Agent Coordination Service",
+      version: SERVICE_VERSION,
+      description: DESCRIPTION,
+      license: { name: "MIT", url: "https://opensource.org/license/mit" },
+    },
     servers: [{ url: "/api", description: "{base_url}" }, {
       url: "/svc",
       description: "alias of {base_url}",
     }],
   });
+  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = (ops as Record<string, { operationId?: string } | undefined>)[method];
+      if (op && !op.operationId) op.operationId = operationIdOf(method, path);
+    }
+  }
+  pruneUnusedSchemas(doc);
+  return withoutRuleIds(doc);
+}
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
+
+/**
+ * The stable camelCase `operationId` of an operation that sets none, from its method and path:
+ * `post /ticket/{ticketId}/approve` -> `postTicketApprove`, `get /sprint/{sprintId}` ->
+ * `getSprintBySprintId`, `get /brief` -> `getBrief` (unique: checked by tests/openapi.test.ts).
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = path.split(/[/\-_.]+/).filter((w) => w !== "" && !w.startsWith("{"));
+  const last = /\{(\w+)\}$/.exec(path)?.[1];
+  const by = last ? `By${last[0]!.toUpperCase()}${last.slice(1)}` : "";
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("") + by;
+}
+
+/** Drops component schemas that nothing references (directly or through other schemas). */
+function pruneUnusedSchemas(doc: { components?: { schemas?: Record<string, unknown> } }): void {
+  const schemas = doc.components?.schemas;
+  if (!schemas) return;
+  const refs = (value: unknown) =>
+    new Set([...JSON.stringify(value).matchAll(/"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!));
+  const { components: _components, ...rest } = doc as Record<string, unknown>;
+  const reached = refs(rest);
+  const queue = [...reached];
+  while (queue.length > 0) {
+    for (const name of refs(schemas[queue.pop()!])) {
+      if (!reached.has(name)) {
+        reached.add(name);
+        queue.push(name);
+      }
+    }
+  }
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+}
+
+/** Rule IDs (`TKT-038`, `OAUTH-008/009`) are internal: the published text leaves them out. */
+const RULE_ID =
+  /\b(?:BRIEF|CLAIM|CONV|CTX|HAND|LEDGER|LIMIT|MCP|OAUTH|PAIR|RATE|ROLE|SESS|SPRINT|SUB|THREAD|TKT)-\d{3}(?:\/(?:[A-Z]+-)?\d{3})*\b/g;
+
+function withoutRuleIds<T>(doc: T): T {
+  return JSON.parse(JSON.stringify(doc), (key, value) => {
+    if (key !== "description" && key !== "summary") return value;
+    if (typeof value !== "string") return value;
+    return value.replace(RULE_ID, "")
+      .replace(/\(\s*(design)?[\s,;/]*\)/g, (_m, d) => (d ? "(design)" : ""))
+      .replace(/\(design,\s*/g, "(design; ").replace(/\(design;\s*\)/g, "(design)")
+      .replace(/(^|\. |\): )\s*:\s*/g, "$1")
+      .replace(/ {2,}/g, " ")
+      .replace(/ ([.,;)])/g, "$1");
+  }) as T;
 }

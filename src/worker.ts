@@ -5,43 +5,73 @@ import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
+import type { LogWriter } from "@/http/access-log.ts";
+import type { Metrics } from "@/http/metrics.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
 /** Pruning runs at most this often (service clock), per instance. */
 export const PRUNE_EVERY_MS = 60_000;
+
+export interface BackgroundDeps {
+  db: Db;
+  clock: Clock;
+  testClock?: boolean;
+  metrics?: Metrics;
+  log?: LogWriter;
+}
+
+/** Stops the background work: no new round or job starts; resolves once the current job has finished. */
+export type StopWork = () => Promise<void>;
 
 /**
  * Background work of one instance: pending jobs (rows in the database, so a restart loses none) and the
  * pruning of tables that grow with traffic. With the test clock on, each run first reads the shared
  * clock offset, so an advance on any instance is seen here too.
  */
-export function startBackgroundWork(
-  deps: { db: Db; clock: Clock; testClock?: boolean },
-  intervalMs = 1000,
-): () => void {
-  let running = false;
+export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): StopWork {
+  let current: Promise<void> | null = null;
+  let stopping = false;
   let lastPrune: number | null = null;
-  const timer = setInterval(async () => {
-    if (running) return;
-    running = true;
+  const log = deps.log ?? ((level, msg, fields) => {
+    (level === "error" ? console.error : console.log)(fields?.error ? `${msg}: ${fields.error}` : msg);
+  });
+  const round = async () => {
+    const started = performance.now();
+    let outcome = "ok";
     try {
       if (deps.testClock) await syncTestClock(deps.db, deps.clock);
-      await runPendingJobs({ ...deps, jobs: JOB_HANDLERS });
+      const ran = await runPendingJobs({ ...deps, jobs: JOB_HANDLERS }, 20, () => stopping);
+      deps.metrics?.jobsRun.inc({}, ran);
       const now = deps.clock.now().getTime();
-      if (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS) {
+      if (!stopping && (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS)) {
         lastPrune = now;
         await pruneTables(deps);
       }
     } catch (err) {
       // Database down: one line per round (the jobs stay queued and run once it is back).
       if (isDatabaseUnavailable(err)) {
-        console.error(`background work paused: database unavailable (${errorText(err)})`);
-      } else console.error("background work failed:", loggableError(err));
+        outcome = "db_unavailable";
+        log("error", "background work paused: database unavailable", { error: errorText(err) });
+      } else {
+        outcome = "failed";
+        log("error", "background work failed", { error: loggableError(err) });
+      }
     } finally {
-      running = false;
+      deps.metrics?.jobRounds.inc({ outcome });
+      deps.metrics?.jobRoundDuration.observe({}, (performance.now() - started) / 1000);
     }
+  };
+  const timer = setInterval(() => {
+    if (current || stopping) return;
+    current = round().finally(() => {
+      current = null;
+    });
   }, intervalMs);
-  return () => clearInterval(timer);
+  return async () => {
+    stopping = true;
+    clearInterval(timer);
+    if (current) await current;
+  };
 }
 
 function errorText(err: unknown): string {

@@ -34,13 +34,6 @@ test("every operation declares its rate-limit cost and error responses", async (
   }
 });
 
-test("GET /docs renders a readable HTML reference", async () => {
-  const res = await call("GET", "/docs");
-  assert.equal(res.status, 200);
-  assert.match(res.text, /<h1>Agent Coordination Service/);
-  assert.match(res.text, /\/pair\/connect/);
-});
-
 test("GET /health answers { ok: true, version: 1.0.0 }", async () => {
   const res = await call("GET", "/health");
   assert.deepEqual(res.body, { ok: true, version: "1.0.0" });
@@ -65,4 +58,23 @@ test("every response the tests receive is checked against the document: a body o
     },
   });
   assert.deepEqual(unavailable, []);
+});
+
+test("every operation has a unique camelCase operationId; info.license is set; no rule IDs or unused schemas are published", async () => {
+  const doc = (await call("GET", "/openapi.json")).body;
+  assert.equal(doc.info.license.name, "MIT");
+  const ids: string[] = [];
+  for (const ops of Object.values(doc.paths) as Record<string, { operationId?: string }>[]) {
+    for (const op of Object.values(ops)) {
+      assert.match(op.operationId ?? "", /^[a-z][a-zA-Z0-9]*$/);
+      ids.push(op.operationId!);
+    }
+  }
+  assert.equal(new Set(ids).size, ids.length, "operationIds must be unique");
+  assert.ok(ids.includes("postTicketApprove") && ids.includes("getSprintBySprintId"));
+  const text = JSON.stringify(doc);
+  assert.doesNotMatch(text, /\b(TKT|OAUTH|CTX|HAND|LEDGER|SESS|PAIR|MCP|RATE)-\d{3}\b/);
+  for (const name of Object.keys(doc.components.schemas)) {
+    assert.ok(text.includes(`"#/components/schemas/${name}"`), `unused component ${name}`);
+  }
 });

@@ -154,7 +154,7 @@ async function startInstance(index: number, databaseUrl: string): Promise<Instan
     throw new Error(`instance ${index} exited (${s.code}): ${errLog.slice(-5).join(" | ")}`);
   });
   const m = await Promise.race([
-    follow(child.stdout, log, /listening on (http:\/\/[^\s]+)/),
+    follow(child.stdout, log, /listening on (http:\/\/[^\s"]+)/),
     timeout,
     exited,
   ]);

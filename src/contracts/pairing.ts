@@ -50,7 +50,9 @@ export const ConnectData = z.object({
   agent: z.object({ id: z.string(), name: z.string(), platform: z.string().nullable() }),
   project: ProjectSummary,
   docsUrl: z.string().openapi({ description: "{origin}/docs" }),
-  issuesUrl: z.string().openapi({ description: "{origin}/api/board" }),
+  issuesUrl: z.string().openapi({
+    description: "{origin}/api/issue: the project's open tickets (GET /issue)",
+  }),
   schemaUrl: z.string().openapi({ description: "{origin}/openapi.json" }),
   mcpUrl: z.string(),
   ticketPrefix: z.string(),

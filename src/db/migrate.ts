@@ -72,3 +72,10 @@ async function migrate(
     });
   }
 }
+
+/** Names of the migrations this build has that the database has not run (empty when current). */
+export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db: db as unknown as Kysely<unknown>, provider });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

@@ -9,6 +9,7 @@ import { registerLedger } from "./ledger.ts";
 import { registerMe } from "./me.ts";
 import { registerPairing } from "./pairing.ts";
 import { registerSessions } from "./sessions.ts";
+import { registerSkill } from "./skill.ts";
 import { registerSprints } from "./sprints.ts";
 import { registerThreads } from "./threads.ts";
 import { registerTickets } from "./tickets.ts";
@@ -29,4 +30,5 @@ export function registerRoutes(api: OpenAPIHono<AppEnv>): void {
   registerSprints(api);
   registerContext(api);
   registerEvents(api);
+  registerSkill(api);
 }

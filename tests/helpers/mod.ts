@@ -54,6 +54,7 @@ export async function callOn(e: TestEnv, method: string, path: string, options: 
   }
   const url = path.startsWith("/api") || path.startsWith("/svc") || path.startsWith("/admin") ||
       path.startsWith("/openapi") || path.startsWith("/docs") || path.startsWith("/health") ||
+      path.startsWith("/ready") || path.startsWith("/metrics") ||
       path.startsWith("/.well") || path.startsWith("/oauth/")
     ? path
     : `/api${path}`;

@@ -287,7 +287,7 @@ test("PAIR-023 phase, subphase and the documented URLs", async () => {
   assert.equal(data.project.subphase, "brief_missing");
   assert.equal(data.docsUrl, "http://localhost:8787/docs");
   assert.equal(data.schemaUrl, "http://localhost:8787/openapi.json");
-  assert.equal(data.issuesUrl, "http://localhost:8787/api/board");
+  assert.equal(data.issuesUrl, "http://localhost:8787/api/issue");
   assert.equal(data.mcpUrl, "http://localhost:8787/mcp");
   const schema = await call("GET", new URL(data.schemaUrl).pathname);
   assert.equal(schema.status, 200);

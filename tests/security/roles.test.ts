@@ -207,6 +207,14 @@ const EXPECTED: Record<string, Expected> = {
     req: (_m, c) => ({ path: "/ticket/batch", body: { tickets: [ticketBody(c)] } }),
   },
   "GET /board": { auth: "bearer", scope: "read:board", cost: 1, req: () => ({ path: "/board" }) },
+  "GET /issue": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    design: true,
+    req: () => ({ path: "/issue?state=all" }),
+  },
+  "GET /skill": { auth: "bearer", cost: 1, design: true, req: () => ({ path: "/skill" }) },
   "GET /search": {
     auth: "bearer",
     scope: "read:board",

@@ -309,6 +309,14 @@ const PROBES: Record<string, Probe[]> = {
       build: (v) => ({ path: "/ticket/batch", body: { tickets: [TICKET({ sprintId: v.sprintId })] } }),
     },
   ],
+  "GET /issue": [
+    { name: "plain", expect: "no-leak", build: () => ({ path: "/issue", query: { state: "all" } }) },
+    {
+      name: "assigneeId = A's agent",
+      expect: "same",
+      build: (v) => ({ path: "/issue", query: { state: "all", assigneeId: v.agentId } }),
+    },
+  ],
   "GET /board": [
     { name: "plain", expect: "no-leak", build: () => ({ path: "/board", query: { include: "cancelled" } }) },
     {
@@ -692,6 +700,7 @@ const PROBES: Record<string, Probe[]> = {
  * whose possession is not a tenancy question).
  */
 const NOT_DRIVEN: Record<string, string> = {
+  "GET /skill": "the same skill document for every caller; no tenant data",
   "GET /.well-known/oauth-authorization-server": "public metadata, the same for every caller; no tenant data",
   "GET /.well-known/oauth-protected-resource": "public metadata, the same for every caller; no tenant data",
   "GET /.well-known/oauth-protected-resource/mcp":

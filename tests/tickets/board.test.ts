@@ -229,7 +229,7 @@ test("TKT-036 TKT-023 board rows add criteriaCount, criteriaPassed, artifactCoun
   assert.equal(plainRow.criteriaCount, 0);
   assert.equal(plainRow.artifactCount, 0);
   assert.equal(plainRow.hasOpenArtifacts, false);
-  assert.equal(plainRow.nextAction.action, "PICK_TICKET");
+  assert.equal(plainRow.nextAction.action, "ADD_CRITERIA");
   assert.equal(plainRow.assignee, null);
 });
 

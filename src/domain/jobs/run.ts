@@ -16,14 +16,16 @@ const MAX_ATTEMPTS = MAX_JOB_ATTEMPTS;
 /**
  * Runs open jobs oldest first. Each job is claimed with `FOR UPDATE SKIP LOCKED` inside its own
  * transaction, so several instances share the queue and a crash leaves the job for the next run.
- * A failing job rolls back and is retried, up to five attempts.
+ * A failing job rolls back and is retried, up to five attempts. `stopping` is read before each job: a
+ * shutdown lets the current job finish and starts no other.
  */
 export async function runPendingJobs(
   deps: { db: Db; clock: Clock; jobs: JobHandlers },
   max = 20,
+  stopping: () => boolean = () => false,
 ): Promise<number> {
   let done = 0;
-  for (let i = 0; i < max; i++) {
+  for (let i = 0; i < max && !stopping(); i++) {
     let failedJob: { id: string; error: string } | null = null;
     let current: string | null = null;
     const ran = await deps.db.transaction().execute(async (trx) => {

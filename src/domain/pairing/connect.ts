@@ -229,7 +229,7 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
     agent: { id: result.agent.id, name: result.agent.name, platform: result.agent.platform },
     project: { id: project.id, name: project.name, phase: phase.phase, subphase: phase.subphase },
     docsUrl: `${base}/docs`,
-    issuesUrl: `${base}/api/board`,
+    issuesUrl: `${base}/api/issue`,
     schemaUrl: `${base}/openapi.json`,
     mcpUrl: `${base}/mcp`,
     ticketPrefix: project.ticket_prefix,

@@ -20,7 +20,7 @@ function next(
  * What should happen to a ticket next, from its state alone (not the caller's), so that every reader of
  * the board sees the same hint:
  * - human-only (not started): WAIT, agents cannot take it;
- * - open and unassigned: PICK_TICKET (claim or begin it);
+ * - open and unassigned: ADD_CRITERIA without criteria (begin would be refused), else PICK_TICKET;
  * - assigned, criteria present but unacknowledged: ACKNOWLEDGE_CRITERIA;
  * - assigned, no criteria: ADD_CRITERIA (acknowledge with additionalCriteria);
  * - assigned and ready (backlog, claimed): BEGIN_TICKET;
@@ -61,6 +61,15 @@ export function ticketNextAction(row: TicketRow): TicketNextAction {
   }
   if (row.human_only) {
     return next("WAIT", "Human-only ticket: agents cannot take or move it");
+  }
+  if (!row.assignee_agent_id && criteria === 0) {
+    // POST /begin would be refused (guard 3) in every mode but light: add criteria first.
+    return next(
+      "ADD_CRITERIA",
+      "Open and unassigned, no acceptance criteria yet: add some while acknowledging, then begin it",
+      `POST /ticket/${id}/acknowledge`,
+      { additionalCriteria: [{ title: "<criterion>", requiresEvidence: true }] },
+    );
   }
   if (!row.assignee_agent_id) {
     return next(

@@ -1,0 +1,131 @@
+/**
+ * In-process metrics in the Prometheus text exposition format (version 0.0.4), without a dependency.
+ * Each instance counts its own traffic; Prometheus scrapes every instance and sums.
+ */
+type Labels = Record<string, string>;
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+function labelText(labels: Labels): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabel(v)}"`);
+  return parts.length > 0 ? `{${parts.join(",")}}` : "";
+}
+
+function num(n: number): string {
+  if (n === Infinity) return "+Inf";
+  return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(9)));
+}
+
+class Counter {
+  readonly #values = new Map<string, { labels: Labels; value: number }>();
+  constructor(readonly name: string, readonly help: string) {}
+  inc(labels: Labels = {}, by = 1): void {
+    const key = labelText(labels);
+    const entry = this.#values.get(key);
+    if (entry) entry.value += by;
+    else this.#values.set(key, { labels, value: by });
+  }
+  value(labels: Labels = {}): number {
+    return this.#values.get(labelText(labels))?.value ?? 0;
+  }
+  render(): string[] {
+    const out = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
+    for (const { labels, value } of this.#values.values()) {
+      out.push(`${this.name}${labelText(labels)} ${num(value)}`);
+    }
+    return out;
+  }
+}
+
+class Histogram {
+  readonly #values = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  constructor(readonly name: string, readonly help: string, readonly buckets: number[]) {}
+  observe(labels: Labels, value: number): void {
+    const key = labelText(labels);
+    let entry = this.#values.get(key);
+    if (!entry) {
+      entry = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+      this.#values.set(key, entry);
+    }
+    this.buckets.forEach((b, i) => {
+      if (value <= b) entry.counts[i]!++;
+    });
+    entry.sum += value;
+    entry.count++;
+  }
+  render(): string[] {
+    const out = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const { labels, counts, sum, count } of this.#values.values()) {
+      this.buckets.forEach((b, i) => {
+        out.push(`${this.name}_bucket${labelText({ ...labels, le: num(b) })} ${counts[i]}`);
+      });
+      out.push(`${this.name}_bucket${labelText({ ...labels, le: "+Inf" })} ${count}`);
+      out.push(`${this.name}_sum${labelText(labels)} ${num(sum)}`);
+      out.push(`${this.name}_count${labelText(labels)} ${count}`);
+    }
+    return out;
+  }
+}
+
+export interface Gauge {
+  name: string;
+  help: string;
+  samples: Array<{ labels?: Labels; value: number }>;
+}
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The service's metrics. Request labels are route templates, never raw paths (bounded cardinality). */
+export class Metrics {
+  readonly requests = new Counter(
+    "svc_http_requests_total",
+    "HTTP requests by method, route template and status",
+  );
+  readonly duration = new Histogram(
+    "svc_http_request_duration_seconds",
+    "HTTP request duration by method, route template and status",
+    SECONDS,
+  );
+  readonly refusals = new Counter(
+    "svc_limiter_refusals_total",
+    "Requests refused with 429 by a limiter, by error code (RATE_LIMITED, LEDGER_STALE, ...) and route",
+  );
+  readonly jobRounds = new Counter(
+    "svc_background_rounds_total",
+    "Background work rounds of this instance by outcome (ok, failed, db_unavailable)",
+  );
+  readonly jobsRun = new Counter("svc_background_jobs_total", "Pending jobs this instance ran");
+  readonly jobRoundDuration = new Histogram(
+    "svc_background_round_duration_seconds",
+    "Duration of background work rounds",
+    SECONDS,
+  );
+  readonly startedAt = Date.now();
+
+  /** The exposition text: counters, histograms, then the gauges read at scrape time. */
+  render(gauges: Gauge[] = []): string {
+    const lines = [
+      ...this.requests.render(),
+      ...this.duration.render(),
+      ...this.refusals.render(),
+      ...this.jobRounds.render(),
+      ...this.jobsRun.render(),
+      ...this.jobRoundDuration.render(),
+    ];
+    const all: Gauge[] = [
+      {
+        name: "svc_uptime_seconds",
+        help: "Seconds since this instance started",
+        samples: [{ value: (Date.now() - this.startedAt) / 1000 }],
+      },
+      ...gauges,
+    ];
+    for (const g of all) {
+      lines.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
+      for (const s of g.samples) lines.push(`${g.name}${labelText(s.labels ?? {})} ${num(s.value)}`);
+    }
+    return lines.join("\n") + "\n";
+  }
+}
