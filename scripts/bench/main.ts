@@ -367,11 +367,13 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
     {
       name: "1 caller: GET /context full, small project",
       group: "context",
+      hot: true,
       spec: () => http(base, light, get("/api/context"), one),
     },
     {
       name: "1 caller: GET /context compact, small project",
       group: "context",
+      hot: true,
       spec: () => http(base, light, get("/api/context?compact=true"), one),
     },
     {
@@ -517,7 +519,9 @@ function rateReset(dbUrl: string | undefined) {
   });
   const clear = async () => {
     const sql = await get();
-    await sql`DELETE FROM rate_counters`;
+    // SKIP LOCKED: the reset never waits on a window the service is counting, so it cannot deadlock
+    // with an admission that holds the agent window and waits for the project window.
+    await sql`DELETE FROM rate_counters WHERE ctid IN (SELECT ctid FROM rate_counters FOR UPDATE SKIP LOCKED)`;
   };
   return {
     clear,
@@ -622,6 +626,12 @@ async function main(): Promise<number> {
         `${result.completed !== undefined ? `, ${result.completed}/${connections} agents completed` : ""}`,
     );
     if (!ok && result.samples) console.log(`     ${result.samples.join("\n     ")}`);
+    if (!ok) {
+      const errs = setup.svc.lines.filter((l) => l.startsWith("err")).slice(-5);
+      if (errs.length) {
+        console.log(`     service: ${errs.map((l) => l.slice(0, 300)).join("\n     service: ")}`);
+      }
+    }
   }
   if (SOAK_S > 0) rows.push(await soak(setup, SOAK_S));
 
