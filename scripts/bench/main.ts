@@ -1,256 +1,683 @@
 /**
- * `deno task bench`: latency of GET /context (full and compact), /context/more and /events on a large
- * project: 10,000 tickets, 100,000 ledger entries, 1,000 threads (plus claims, notifications, events),
- * seeded with bulk SQL. Runs in-process (app.fetch) against PostgreSQL when DATABASE_URL or
- * TEST_DATABASE_URL is set (a throwaway database is created and dropped), else in-memory PGlite.
+ * `deno task bench`: throughput and latency of the service under concurrency, measured from outside
+ * against the floors of the same run. One command from a clean clone:
  *
- *   deno task bench                 # PGlite
- *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:55432/postgres deno task bench
- *   BENCH_ITERATIONS=500 deno task bench
+ *   deno task bench                          # PostgreSQL (throwaway, scripts/pg-temp.sh), ~1.5 minutes
+ *   deno task bench --engine pglite          # the embedded engine, reported separately
+ *   deno task bench --connections 64 --duration 10
+ *   deno task bench --only me,context        # workloads whose name contains one of the words
+ *   deno task bench --soak 300               # adds a 5-minute memory soak (GET /me + GET /context)
+ *   deno task bench --smoke                  # seconds; checks that every workload answers (no timings)
+ *
+ * The service (`src/main.ts`), the framework floor (scripts/bench/floor-server.ts) and the load
+ * (scripts/bench/load.ts) are separate processes talking over loopback. Results: bench/results/latest.json
+ * (PostgreSQL) or latest-pglite.json, and the markdown table next to it (also printed).
  */
-import postgres from "postgres";
-import { sql } from "kysely";
-import { createApp } from "@/app.ts";
-import { LOOPBACK_PROXIES } from "@/http/client-address.ts";
-import { systemClock } from "@/clock.ts";
-import { readConfig } from "@/config.ts";
-import type { Db } from "@/db/database.ts";
+import { parseArgs } from "node:util";
 import { openDatabase } from "@/db/dialect.ts";
-import { migrateToLatest } from "@/db/migrate.ts";
+import { hashToken } from "@/domain/shared/crypto.ts";
+import {
+  admin,
+  cleanup,
+  freePort,
+  onCleanup,
+  request,
+  ROOT,
+  type Service,
+  startPostgres,
+  startService,
+} from "../chaos/lib.ts";
+import type { HttpSpec, LoadResult, Spec, Step } from "./load.ts";
+import { markdown, type Row } from "./report.ts";
+import { analyze, LARGE, seedBoard, seedLarge, SMOKE } from "./seed.ts";
 
-const TICKETS = 10_000;
-const LEDGER = 100_000;
-const THREADS = 1_000;
-const AGENTS = 20;
-const EVENTS = 20_000;
-const ITERATIONS = Number(Deno.env.get("BENCH_ITERATIONS") ?? 300);
-const ADMIN = "bench-admin-token";
+const args = parseArgs({
+  args: Deno.args,
+  options: {
+    connections: { type: "string", default: "32" },
+    duration: { type: "string", default: "4" },
+    warmup: { type: "string", default: "1" },
+    engine: { type: "string", default: "postgres" },
+    agents: { type: "string", default: "10,50,200" },
+    keys: { type: "string", default: "300" },
+    only: { type: "string", default: "" },
+    soak: { type: "string", default: "0" },
+    out: { type: "string", default: "" },
+    smoke: { type: "boolean", default: false },
+  },
+});
+const smoke = args.values.smoke;
+const engine = args.values.engine === "pglite" ? "pglite" : "postgres";
+const CONNECTIONS = smoke ? 4 : Number(args.values.connections);
+const DURATION_MS = (smoke ? 0.5 : Number(args.values.duration)) * 1000;
+const WARMUP_MS = (smoke ? 0.2 : Number(args.values.warmup)) * 1000;
+const AGENT_COUNTS = smoke ? [3] : args.values.agents.split(",").map(Number).filter((n) => n > 0);
+const KEYS = smoke ? 8 : Math.max(Number(args.values.keys), CONNECTIONS);
+const SIZE = smoke ? SMOKE : LARGE;
+const BOARD_TICKETS = smoke ? 100 : 1_000;
+const ONLY = args.values.only.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
+const SOAK_S = smoke ? 0 : Number(args.values.soak);
+/** Agents per project in the agent loop (the per-project burst window is shared by them). */
+const AGENTS_PER_PROJECT = 10;
 
-async function openBenchDatabase() {
-  const base = Deno.env.get("DATABASE_URL") ?? Deno.env.get("TEST_DATABASE_URL");
-  if (!base || !/^postgres(ql)?:\/\//.test(base)) {
-    return { ...(await openDatabase("memory://", "")), label: "PGlite (in-memory)", drop: async () => {} };
+interface Key {
+  key: string;
+  agentId: string;
+  projectId: string;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    return kb / 1024;
+  } catch (err) {
+    console.error(`cannot read the memory of ${pid}: ${err}`);
+    return NaN;
   }
-  const name = `svc_bench_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  if (Deno.env.get("BENCH_KEEP") === "1") console.log(`database ${name}`);
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const opened = await openDatabase(url.toString(), "");
+}
+
+async function pool<T>(limit: number, jobs: Array<() => Promise<T>>): Promise<T[]> {
+  const out: T[] = new Array(jobs.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      out[i] = await jobs[i]!();
+    }
+  }));
+  return out;
+}
+
+/** Runs one workload in the load process and returns its result. */
+async function load(spec: Spec): Promise<LoadResult> {
+  const file = await Deno.makeTempFile({ prefix: "bench-spec-", suffix: ".json" });
+  try {
+    await Deno.writeTextFile(file, JSON.stringify(spec));
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}/scripts/bench/load.ts`, file],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout).trim();
+    if (!out.success) {
+      throw new Error(`load process failed: ${new TextDecoder().decode(out.stderr).slice(-500)}`);
+    }
+    return JSON.parse(text.split("\n").at(-1)!);
+  } finally {
+    await Deno.remove(file).catch(() => {});
+  }
+}
+
+/** The service and what was seeded through it. */
+interface Setup {
+  svc: Service;
+  light: Key[];
+  large: Key[];
+  board: Key[];
+  /** One backlog ticket per connection (PATCH /ticket moves), in the light projects. */
+  moveTickets: string[];
+  meBody: string;
+  orgId: string;
+}
+
+async function createKeys(base: string, projectId: string, n: number, prefix: string): Promise<Key[]> {
+  return await pool(
+    8,
+    Array.from({ length: n }, (_, i) => async () => {
+      const k = await admin(base, "POST", `/projects/${projectId}/api-keys`, {
+        name: `${prefix}-${i}`,
+        agentName: `${prefix}-agent-${i}`,
+        role: "generator",
+      });
+      return { key: k.key, agentId: k.agentId, projectId };
+    }),
+  );
+}
+
+/** Tickets need a project brief first. */
+async function writeBrief(base: string, token: string): Promise<void> {
+  const r = await request(base, "PATCH", "/api/brief", {
+    token,
+    body: { scope: "A benchmark project", goals: "Fast and exact", stack: "Deno, PostgreSQL" },
+  });
+  if (r.status !== 200) throw new Error(`brief: ${r.status} ${r.text}`);
+}
+
+let projects = 0;
+
+/** A project; ticket prefixes are upper-case letters only, so the counter is spelled in letters. */
+async function newProject(base: string, orgId: string, name: string): Promise<string> {
+  let n = ++projects;
+  let prefix = "";
+  while (n > 0) {
+    prefix = String.fromCharCode(65 + (n % 26)) + prefix;
+    n = Math.floor(n / 26);
+  }
+  return (await admin(base, "POST", "/projects", { orgId, name, ticketPrefix: `B${prefix}` })).id;
+}
+
+async function setUp(env: Record<string, string>): Promise<Setup> {
+  const started = performance.now();
+  let svc = await startService(env, { quiet: true, label: "service" });
+  const base = svc.base;
+  const org = await admin(base, "POST", "/orgs", { name: "Bench", plan: "enterprise" });
+  // Light projects: one API key each (small projects: GET /me, context, ledger, claims, moves).
+  const lightProjects = await pool(
+    8,
+    Array.from({ length: KEYS }, (_, i) => () => newProject(base, org.id, `Light ${i}`)),
+  );
+  const light = (await pool(8, lightProjects.map((p, i) => () => createKeys(base, p, 1, `light${i}`))))
+    .flat();
+  const largeProject = await newProject(base, org.id, "Large");
+  const boardProject = await newProject(base, org.id, "Board");
+  const large = await createKeys(base, largeProject, Math.min(CONNECTIONS, 8), "large");
+  const board = await createKeys(base, boardProject, Math.min(CONNECTIONS, 8), "board");
+  // A little history in the small projects the context rows read, and one ticket per connection to move.
+  const moveTickets = await pool(
+    8,
+    light.slice(0, CONNECTIONS).map((k, i) => async () => {
+      await writeBrief(base, k.key);
+      const t = await request(base, "POST", "/api/ticket", {
+        token: k.key,
+        body: {
+          title: `Small ticket ${i}`,
+          expectedFiles: [`src/small${i}.ts`],
+          doneDefinition: `Small ticket ${i} works and is tested`,
+          verificationCommand: "deno task test",
+          riskClass: "local",
+          assignToSelf: true,
+        },
+      });
+      if (t.status !== 201 && t.status !== 200) throw new Error(`ticket: ${t.status} ${t.text}`);
+      await request(base, "POST", "/api/ledger", {
+        token: k.key,
+        body: { type: "DECISION", content: `Small project ${i} uses the default board` },
+      });
+      return t.body.data.id as string;
+    }),
+  );
+  const me = await request(base, "GET", "/api/me", { token: light[0]!.key });
+  // Bulk history by SQL: on PostgreSQL next to the running service, on PGlite with the service stopped.
+  if (engine === "pglite") {
+    svc.kill("SIGTERM");
+    await svc.exited;
+  }
+  const opened = await openDatabase(env.DATABASE_URL, env.DATA_DIR ?? "");
+  try {
+    const t0 = performance.now();
+    await seedLarge(opened.db, largeProject, large[0]!.agentId, SIZE);
+    await seedBoard(opened.db, boardProject, board[0]!.agentId, BOARD_TICKETS);
+    await analyze(opened.db);
+    console.log(
+      `seeded the large project (${SIZE.TICKETS} tickets, ${SIZE.LEDGER} ledger entries, ${SIZE.THREADS} ` +
+        `threads) and the board (${BOARD_TICKETS} tickets) in ${
+          ((performance.now() - t0) / 1000).toFixed(1)
+        } s`,
+    );
+  } finally {
+    await opened.close();
+  }
+  if (engine === "pglite") svc = await startService(env, { quiet: true, label: "service" });
+  console.log(
+    `set up ${KEYS} projects with API keys, service ${svc.base} (${engine}) in ` +
+      `${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  return { svc, light, large, board, moveTickets, meBody: me.text, orgId: org.id };
+}
+
+interface Workload {
+  name: string;
+  group: Row["group"];
+  floor?: string;
+  /** Single-project rows: the rate windows are reset while they run (PostgreSQL only). */
+  hot?: boolean;
+  spec: () => Spec | Promise<Spec>;
+}
+
+function http(
+  base: string,
+  keys: Key[],
+  steps: Step[],
+  connections = CONNECTIONS,
+  extra: (i: number) => Record<string, string> = () => ({}),
+): HttpSpec {
   return {
-    ...opened,
-    label: "PostgreSQL",
-    drop: async () => {
-      const again = postgres(base, { max: 1, onnotice: () => {} });
-      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await again.end();
+    kind: "http",
+    base,
+    connections,
+    durationMs: DURATION_MS,
+    warmupMs: WARMUP_MS,
+    vars: Array.from({ length: connections }, (_, i) => ({ token: keys[i % keys.length]!.key, ...extra(i) })),
+    steps,
+  };
+}
+
+function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Workload[] {
+  const base = s.svc.base;
+  const light = s.light;
+  const sqlVars = async () =>
+    await Promise.all(
+      light.slice(0, CONNECTIONS).map(async (k) => ({
+        tokenHash: await hashToken(k.key),
+        projectId: k.projectId,
+        agentId: k.agentId,
+      })),
+    );
+  const get = (path: string): Step[] => [{ method: "GET", path }];
+  const list: Workload[] = [
+    {
+      name: "floor: bare Hono route, same JSON size",
+      group: "floor",
+      spec: () => http(floorBase, light, get("/api/me")),
+    },
+  ];
+  if (dbUrl) {
+    list.push(
+      {
+        name: "floor: database, token UPDATE + limiter upsert",
+        group: "floor",
+        spec: async () => ({
+          kind: "sql",
+          url: dbUrl,
+          connections: CONNECTIONS,
+          durationMs: DURATION_MS,
+          warmupMs: WARMUP_MS,
+          floor: "auth",
+          vars: await sqlVars(),
+        }),
+      },
+      {
+        name: "floor: database write, + one ledger insert",
+        group: "floor",
+        spec: async () => ({
+          kind: "sql",
+          url: dbUrl,
+          connections: CONNECTIONS,
+          durationMs: DURATION_MS,
+          warmupMs: WARMUP_MS,
+          floor: "write",
+          vars: await sqlVars(),
+        }),
+      },
+    );
+  }
+  const readFloor = dbUrl
+    ? "floor: database, token UPDATE + limiter upsert"
+    : "floor: bare Hono route, same JSON size";
+  const writeFloor = dbUrl ? "floor: database write, + one ledger insert" : readFloor;
+  const one = 1;
+  list.push(
+    { name: "GET /me", group: "read", floor: readFloor, spec: () => http(base, light, get("/api/me")) },
+    {
+      name: "GET /events polling",
+      group: "read",
+      floor: readFloor,
+      spec: async () => {
+        const cursors = await pool(
+          8,
+          light.slice(0, CONNECTIONS).map((k) => async () => {
+            const r = await request(base, "GET", "/api/events?limit=1", { token: k.key });
+            return String(r.body?.data?.nextCursor ?? "");
+          }),
+        );
+        return http(
+          base,
+          light,
+          get("/api/events?since={cursor}"),
+          CONNECTIONS,
+          (i) => ({ cursor: cursors[i]! }),
+        );
+      },
+    },
+    {
+      name: "GET /context full, small project",
+      group: "context",
+      floor: "GET /me",
+      spec: () => http(base, light, get("/api/context")),
+    },
+    {
+      name: "GET /context compact, small project",
+      group: "context",
+      floor: "GET /me",
+      spec: () => http(base, light, get("/api/context?compact=true")),
+    },
+    {
+      name: "GET /context full, large project",
+      group: "context",
+      floor: "GET /me",
+      hot: true,
+      spec: () => http(base, s.large, get("/api/context")),
+    },
+    {
+      name: "GET /context compact, large project",
+      group: "context",
+      floor: "GET /me",
+      hot: true,
+      spec: () => http(base, s.large, get("/api/context?compact=true")),
+    },
+    {
+      name: "GET /board, 1,000 tickets",
+      group: "read",
+      floor: readFloor,
+      hot: true,
+      spec: () => http(base, s.board, get(`/api/board?limit=${BOARD_TICKETS}`)),
+    },
+    {
+      name: "1 caller: GET /context full, small project",
+      group: "context",
+      hot: true,
+      spec: () => http(base, light, get("/api/context"), one),
+    },
+    {
+      name: "1 caller: GET /context compact, small project",
+      group: "context",
+      hot: true,
+      spec: () => http(base, light, get("/api/context?compact=true"), one),
+    },
+    {
+      name: "1 caller: GET /context full, large project",
+      group: "context",
+      hot: true,
+      spec: () => http(base, s.large, get("/api/context"), one),
+    },
+    {
+      name: "1 caller: GET /context compact, large project",
+      group: "context",
+      hot: true,
+      spec: () => http(base, s.large, get("/api/context?compact=true"), one),
+    },
+    {
+      name: "1 caller: GET /board, 1,000 tickets",
+      group: "read",
+      hot: true,
+      spec: () => http(base, s.board, get(`/api/board?limit=${BOARD_TICKETS}`), one),
+    },
+    {
+      name: "POST /ledger",
+      group: "write",
+      floor: writeFloor,
+      spec: () =>
+        http(base, light, [{
+          method: "POST",
+          path: "/api/ledger",
+          body: { type: "PROGRESS", content: "bench entry" },
+        }]),
+    },
+    {
+      name: "POST /claim + POST /release",
+      group: "write",
+      floor: writeFloor,
+      spec: () =>
+        http(
+          base,
+          light,
+          [
+            { method: "POST", path: "/api/claim", body: { files: ["src/bench/{file}.ts"] } },
+            { method: "POST", path: "/api/release", body: { files: ["src/bench/{file}.ts"] } },
+          ],
+          CONNECTIONS,
+          (i) => ({ file: `f${i}` }),
+        ),
+    },
+    {
+      name: "PATCH /ticket moves",
+      group: "write",
+      floor: writeFloor,
+      spec: () =>
+        http(
+          base,
+          light,
+          [
+            { method: "PATCH", path: "/api/ticket", body: { ticketId: "{ticket}", status: "claimed" } },
+            { method: "PATCH", path: "/api/ticket", body: { ticketId: "{ticket}", status: "backlog" } },
+          ],
+          CONNECTIONS,
+          (i) => ({ ticket: s.moveTickets[i]! }),
+        ),
+    },
+  );
+  for (const n of AGENT_COUNTS) {
+    list.push({
+      name: `agent loop, ${n} agents`,
+      group: "loop",
+      spec: async () => ({ kind: "agents", base, timeoutMs: 120_000, agents: await agentsFor(s, n) }),
+    });
+  }
+  return list;
+}
+
+let agentRuns = 0;
+
+/** Pairing codes for `n` fresh agents, ten per project, each pairing from its own forwarded address. */
+async function agentsFor(s: Setup, n: number) {
+  const run = ++agentRuns;
+  const projects = await pool(
+    8,
+    Array.from(
+      { length: Math.ceil(n / AGENTS_PER_PROJECT) },
+      (_, i) => async () => {
+        const id = await newProject(s.svc.base, s.orgId, `Agents ${run}.${i}`);
+        await writeBrief(s.svc.base, (await createKeys(s.svc.base, id, 1, `lead${run}x${i}`))[0]!.key);
+        return id;
+      },
+    ),
+  );
+  return await pool(
+    8,
+    Array.from({ length: n }, (_, i) => async () => {
+      const code = await admin(
+        s.svc.base,
+        "POST",
+        `/projects/${projects[Math.floor(i / AGENTS_PER_PROJECT)]}/pairing-codes`,
+        { role: "generator" },
+      );
+      return { code: code.code, name: `agent-${run}-${i}`, address: `10.${run}.${i >> 8}.${i & 255}`, n: i };
+    }),
+  );
+}
+
+async function startFloorServer(body: string): Promise<string> {
+  const file = await Deno.makeTempFile({ prefix: "bench-me-", suffix: ".json" });
+  await Deno.writeTextFile(file, body);
+  const port = freePort();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/scripts/bench/floor-server.ts`, file],
+    cwd: ROOT,
+    env: { PORT: String(port) },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  onCleanup(async () => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+    await child.status;
+    await Deno.remove(file).catch(() => {});
+  });
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes("listening on")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("floor server did not start");
+    seen += value;
+  }
+  reader.releaseLock();
+  child.stdout.cancel().catch(() => {});
+  return `http://127.0.0.1:${port}`;
+}
+
+/** Resets every rate window (PostgreSQL): workloads start clean, single-project rows stay unrefused. */
+function rateReset(dbUrl: string | undefined) {
+  if (!dbUrl) return { clear: async () => {}, during: () => () => {} };
+  let sqlClient: Awaited<ReturnType<typeof openSql>> | null = null;
+  const openSql = async () => (await import("postgres")).default(dbUrl, { max: 1, onnotice: () => {} });
+  const get = async () => (sqlClient ??= await openSql());
+  onCleanup(async () => {
+    await sqlClient?.end({ timeout: 2 });
+  });
+  const clear = async () => {
+    const sql = await get();
+    // SKIP LOCKED: the reset never waits on a window the service is counting, so it cannot deadlock
+    // with an admission that holds the agent window and waits for the project window.
+    await sql`DELETE FROM rate_counters WHERE ctid IN (SELECT ctid FROM rate_counters FOR UPDATE SKIP LOCKED)`;
+  };
+  return {
+    clear,
+    during: () => {
+      const timer = setInterval(() => clear().catch(() => {}), 250);
+      return () => clearInterval(timer);
     },
   };
 }
 
-async function seed(db: Db, projectId: string, callerId: string): Promise<void> {
-  const p = sql.lit(projectId);
-  const statements = [
-    // Agents besides the caller.
-    sql`INSERT INTO agents (id, project_id, name, platform, role, created_at, last_seen_at)
-      SELECT gen_random_uuid(), ${p}, 'bench-agent-' || g, 'claude-code', 'generator', now(), now()
-      FROM generate_series(1, ${AGENTS}) g`,
-    sql`CREATE TEMP TABLE bench_agents AS SELECT array_agg(id ORDER BY id) AS ids FROM agents WHERE project_id = ${p}`,
-    // 10,000 tickets: mostly done, the rest spread over the board; two expected files each.
-    sql`INSERT INTO tickets (id, project_id, number, title, description, type, status, expected_files,
-        done_definition, verification_command, risk_class, acceptance_criteria, assignee_agent_id,
-        status_changed_at, created_at, updated_at)
-      SELECT gen_random_uuid(), ${p}, g, 'Ticket number ' || g || ' about module ' || (g % 97),
-        'Description of ticket ' || g, 'feature',
-        (ARRAY['done','done','done','done','done','done','backlog','in_progress','review','blocked',
-          'cancelled','needs_review'])[1 + g % 12],
-        jsonb_build_array('src/mod' || (g % 500) || '/a.ts', 'src/mod' || (g % 500) || '/b.ts'),
-        'Done when module ' || g || ' works', 'deno task test', 'local', '[{"title":"works"}]'::jsonb,
-        CASE WHEN g % 12 IN (6, 10) THEN NULL
-          ELSE a.ids[1 + g % ${AGENTS + 1}] END,
-        now() - (g || ' minutes')::interval, now() - interval '40 days', now()
-      FROM generate_series(1, ${TICKETS}) g, bench_agents a`,
-    sql`UPDATE projects SET ticket_seq = ${TICKETS}, brief_version = 3, brief_updated_at = now(),
-        brief = jsonb_build_object('scope', repeat('Build a large thing. ', 200), 'goals', '["fast","correct"]'::jsonb,
-          'stack', 'Deno, PostgreSQL', 'context', repeat('Background. ', 100))
-      WHERE id = ${p}`,
-    sql`CREATE TEMP TABLE bench_tickets AS
-      SELECT array_agg(id ORDER BY number) AS ids FROM tickets WHERE project_id = ${p}`,
-    // 100,000 ledger entries, oldest first so that seq follows created_at.
-    sql`INSERT INTO ledger_entries (id, project_id, type, content, source, audit, agent_id, session_id, ticket_id,
-        file_ref, labels, created_at)
-      SELECT gen_random_uuid(), ${p},
-        (ARRAY['PROGRESS','DECISION','TESTED','FOUND','CHANGED','CONTEXT','STATUS','PROGRESS'])[1 + g % 8],
-        'Entry ' || g || ': worked on module ' || (g % 500) || ' and found nothing surprising',
-        CASE WHEN g % 10 = 0 THEN 'system' ELSE 'agent' END, g % 50 = 0,
-        a.ids[1 + g % ${AGENTS + 1}],
-        NULL, t.ids[1 + g % ${TICKETS}],
-        CASE WHEN g % 3 = 0 THEN 'src/mod' || (g % 500) || '/a.ts' END, '[]'::jsonb,
-        now() - ((${LEDGER} - g) || ' seconds')::interval
-      FROM generate_series(1, ${LEDGER}) g, bench_agents a, bench_tickets t`,
-    sql`INSERT INTO threads (id, project_id, agent_id, intent, expected_files, status, outcome, created_at,
-        closed_at, last_message_at)
-      SELECT gen_random_uuid(), ${p}, a.ids[1 + g % ${AGENTS + 1}],
-        'Thread ' || g || ': coordinate module ' || (g % 500), '[]'::jsonb,
-        CASE WHEN g % 2 = 0 THEN 'open' ELSE 'closed' END, CASE WHEN g % 2 = 1 THEN 'settled' END,
-        now() - ((${THREADS} - g) || ' minutes')::interval,
-        CASE WHEN g % 2 = 1 THEN now() END, now()
-      FROM generate_series(1, ${THREADS}) g, bench_agents a`,
-    // Live claims: 3 files each for 40 tickets, by other agents.
-    sql`INSERT INTO claims (id, project_id, agent_id, ticket_id, claimed_at, expires_at)
-      SELECT gen_random_uuid(), ${p}, a.ids[2 + g % ${AGENTS}],
-        t.ids[g * 12 + 8], now() - interval '5 minutes', now() + interval '365 days'
-      FROM generate_series(1, 40) g, bench_agents a, bench_tickets t`,
-    sql`INSERT INTO claim_files (claim_id, project_id, file)
-      SELECT c.id, ${p}, 'src/claimed/' || c.id || '/' || f || '.ts'
-      FROM claims c, generate_series(1, 3) f WHERE c.project_id = ${p}`,
-    sql`INSERT INTO notifications (id, project_id, recipient_agent_id, kind, content, created_at)
-      SELECT gen_random_uuid(), ${p}, ${sql.lit(callerId)}, 'mention', 'You were mentioned ' || g,
-        now() - (g || ' minutes')::interval
-      FROM generate_series(1, 100) g`,
-    sql`INSERT INTO events (project_id, seq, kind, entity_type, entity_id, data, created_at)
-      SELECT ${p}, g + 1000, 'ledger.appended', 'ledger_entry', g::text, '{}'::jsonb, now()
-      FROM generate_series(1, ${EVENTS}) g`,
-    sql`INSERT INTO event_cursors (project_id, seq) VALUES (${p}, ${EVENTS + 1000})
-      ON CONFLICT (project_id) DO UPDATE SET seq = GREATEST(event_cursors.seq, ${EVENTS + 1000})`,
-    sql`DROP TABLE bench_agents`,
-    sql`DROP TABLE bench_tickets`,
-  ];
-  for (const statement of statements) await statement.execute(db);
-  // The caller works on one ticket and holds its files, like a real generator.
-  await sql`UPDATE tickets SET assignee_agent_id = ${callerId}, status = 'in_progress',
-      status_changed_at = now(), criteria_acknowledged_at = now()
-    WHERE project_id = ${projectId} AND number = 8`.execute(db);
-  // What autovacuum would have done on a live database: statistics and the visibility map.
-  await sql`VACUUM ANALYZE`.execute(db);
+async function soak(s: Setup, seconds: number): Promise<Row> {
+  const samples: number[] = [rssMb(s.svc.child.pid)];
+  const spec = {
+    ...http(s.svc.base, s.light, [
+      { method: "GET", path: "/api/me" },
+      { method: "GET", path: "/api/context?compact=true" },
+    ]),
+    durationMs: seconds * 1000,
+  } as Spec;
+  const sampler = setInterval(() => samples.push(rssMb(s.svc.child.pid)), 10_000);
+  const result = await load(spec);
+  clearInterval(sampler);
+  samples.push(rssMb(s.svc.child.pid));
+  const mid = samples[Math.floor(samples.length / 3)]!;
+  return {
+    ...result,
+    name: `soak ${seconds} s: GET /me + GET /context compact`,
+    group: "read",
+    connections: CONNECTIONS,
+    rssBeforeMb: samples[0],
+    rssAfterMb: samples.at(-1),
+    note: `RSS every 10 s: ${samples.map((v) => v.toFixed(0)).join(" ")} MB; growth after warm-up ${
+      (samples.at(-1)! - mid).toFixed(0)
+    } MB`,
+  };
 }
 
-function percentile(sorted: number[], p: number): number {
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[i] ?? NaN;
-}
-
-async function main() {
-  const opened = await openBenchDatabase();
-  const { db } = opened;
-  try {
-    await migrateToLatest(db);
-    const config = {
-      ...readConfig({}),
-      adminToken: ADMIN,
-      publicUrl: "http://localhost:8787",
-      trustedProxies: LOOPBACK_PROXIES,
-    };
-    const app = createApp({ db, engine: opened.engine, clock: systemClock(), config });
-    const request = async (method: string, path: string, token: string, body?: unknown) => {
-      const res = await app.fetch(
-        new Request(`http://localhost:8787${path}`, {
-          method,
-          headers: {
-            Authorization: `Bearer ${token}`,
-            ...(body ? { "Content-Type": "application/json" } : {}),
-          },
-          body: body ? JSON.stringify(body) : null,
-        }),
-      );
-      const text = await res.text();
-      return { status: res.status, text };
-    };
-    const adminCall = async (path: string, body: unknown) => {
-      const res = await request("POST", `/admin${path}`, ADMIN, body);
-      if (res.status >= 300) throw new Error(`${path}: ${res.status} ${res.text}`);
-      return JSON.parse(res.text).data;
-    };
-    const org = await adminCall("/orgs", { name: "Bench", plan: "enterprise" });
-    const project = await adminCall("/projects", { orgId: org.id, name: "Bench", ticketPrefix: "BEN" });
-    const code = await adminCall(`/projects/${project.id}/pairing-codes`, { agentName: "bench-caller" });
-    const paired = await app.fetch(
-      new Request("http://localhost:8787/api/pair/connect", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ code: code.code, platform: "claude-code" }),
-      }),
-    );
-    const pairing = (await paired.json()).data;
-    const token: string = pairing.sessionToken;
-
-    const t0 = performance.now();
-    await seed(db, project.id, pairing.agent.id);
-    const seedMs = performance.now() - t0;
-    await sql`UPDATE claims SET expires_at = now() + interval '365 days' WHERE project_id = ${project.id}`
-      .execute(db);
-
-    const counts = await sql<{ tickets: number; ledger: number; threads: number }>`SELECT
-        (SELECT count(*)::int FROM tickets WHERE project_id = ${project.id}) AS tickets,
-        (SELECT count(*)::int FROM ledger_entries WHERE project_id = ${project.id}) AS ledger,
-        (SELECT count(*)::int FROM threads WHERE project_id = ${project.id}) AS threads`.execute(db);
-    const seeded = counts.rows[0]!;
-    console.log(
-      `${opened.label}: seeded ${seeded.tickets} tickets, ${seeded.ledger} ledger entries, ${seeded.threads} ` +
-        `threads in ${(seedMs / 1000).toFixed(1)} s; ${ITERATIONS} timed calls per row\n`,
-    );
-
-    const firstEvents = JSON.parse((await request("GET", "/api/events?limit=1", token)).text).data.nextCursor;
-    const cases: Array<[string, string]> = [
-      ["GET /context (full)", "/api/context"],
-      ["GET /context?compact=true", "/api/context?compact=true"],
-      ["GET /context (all threads, 100 ledger)", "/api/context?thread_status=all&ledger_limit=100"],
-      ["GET /context?ledger_type=DECISION", "/api/context?ledger_type=DECISION&compact=true"],
-      ["GET /context/more?section=ledger", "/api/context/more?section=ledger"],
-      ["GET /context/more?section=reviews", "/api/context/more?section=reviews"],
-      ["GET /events (100 from the start)", `/api/events?since=${firstEvents}`],
-      ["GET /me (baseline: auth + rate limit)", "/api/me"],
-    ];
-    // Steady state: every case warms up first (plan caches, buffer cache, JIT), then each is timed.
-    for (const [, path] of cases) {
-      for (let i = 0; i < 20; i++) {
-        if (i % 40 === 0) await sql`DELETE FROM rate_counters`.execute(db);
-        await request("GET", path, token);
-      }
-    }
-    const rows: Array<Record<string, string>> = [];
-    let bytes = 0;
-    for (const [label, path] of cases) {
-      const samples: number[] = [];
-      for (let i = 0; i < ITERATIONS + 5; i++) {
-        // Rate-limit and session-burst windows are reset outside the timed region.
-        if (i % 40 === 0) await sql`DELETE FROM rate_counters`.execute(db);
-        const start = performance.now();
-        const res = await request("GET", path, token);
-        const ms = performance.now() - start;
-        if (res.status !== 200) throw new Error(`${label}: ${res.status} ${res.text.slice(0, 300)}`);
-        if (i === 0 && path === "/api/context") bytes = JSON.parse(res.text).meta.responseBytes;
-        if (i >= 5) samples.push(ms);
-      }
-      samples.sort((a, b) => a - b);
-      const mean = samples.reduce((s, v) => s + v, 0) / samples.length;
-      rows.push({
-        endpoint: label,
-        p50: percentile(samples, 50).toFixed(2),
-        p95: percentile(samples, 95).toFixed(2),
-        p99: percentile(samples, 99).toFixed(2),
-        mean: mean.toFixed(2),
-        max: (samples.at(-1) ?? NaN).toFixed(2),
-      });
-    }
-    const headers = ["endpoint", "p50 ms", "p95 ms", "p99 ms", "mean ms", "max ms"];
-    const keys = ["endpoint", "p50", "p95", "p99", "mean", "max"];
-    const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[keys[i]!] ?? "").length)));
-    const line = (cells: string[]) =>
-      cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-    console.log(line(headers));
-    console.log(widths.map((w) => "-".repeat(w)).join("  "));
-    for (const r of rows) console.log(line(keys.map((k) => r[k] ?? "")));
-    const load = Deno.loadavg().map((v) => v.toFixed(1)).join(" ");
-    console.log(`\nmachine load average (1, 5, 15 min): ${load} on ${navigator.hardwareConcurrency} CPUs`);
-    console.log(`\nfull context data: ${bytes} bytes`);
-  } finally {
-    await opened.close();
-    if (Deno.env.get("BENCH_KEEP") === "1") console.log("kept the database (BENCH_KEEP=1)");
-    else await opened.drop();
+async function main(): Promise<number> {
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, async () => {
+      await cleanup();
+      Deno.exit(130);
+    });
   }
+  const t0 = performance.now();
+  let env: Record<string, string>;
+  let dbUrl: string | undefined;
+  if (engine === "postgres") {
+    const pg = await startPostgres();
+    dbUrl = pg.url;
+    env = { DATABASE_URL: pg.url };
+  } else {
+    const dir = await Deno.makeTempDir({ prefix: "bench-pglite-" });
+    onCleanup(() => Deno.remove(dir, { recursive: true }).catch(() => {}));
+    env = { DATA_DIR: dir };
+  }
+  const setup = await setUp(env);
+  const floorBase = await startFloorServer(setup.meBody);
+  const reset = rateReset(dbUrl);
+  const rows: Row[] = [];
+  const all = workloads(setup, floorBase, dbUrl);
+  const picked = (w: Workload) =>
+    ONLY.length === 0 || w.group === "floor" || ONLY.some((o) => w.name.toLowerCase().includes(o));
+  // A row measured against another row (GET /me for the context rows) brings that row along.
+  const chosen = all.filter((w) => picked(w) || all.some((c) => picked(c) && c.floor === w.name));
+  let passed = 0;
+  let failed = 0;
+  for (const w of chosen) {
+    await reset.clear();
+    const spec = await w.spec();
+    const pid = setup.svc.child.pid;
+    const before = rssMb(pid);
+    const stop = w.hot ? reset.during() : () => {};
+    let result: LoadResult;
+    try {
+      result = await load(spec);
+    } finally {
+      stop();
+    }
+    const connections = spec.kind === "agents" ? spec.agents.length : spec.connections;
+    const row: Row = {
+      ...result,
+      name: w.name,
+      group: w.group,
+      connections,
+      ...(w.group === "floor" ? {} : { rssBeforeMb: before, rssAfterMb: rssMb(pid) }),
+    };
+    const floorRow = rows.find((r) => r.name === w.floor);
+    if (floorRow && floorRow.rps > 0) {
+      row.floor = w.floor!.replace(/^floor: /, "").replace(/,.*$/, "");
+      row.ratio = row.rps / floorRow.rps;
+    }
+    rows.push(row);
+    const serverErrors = Object.keys(result.errors).filter((k) => k === "no answer" || k.startsWith("5"));
+    const ok = result.ok > 0 && serverErrors.length === 0 &&
+      (spec.kind !== "agents" || result.completed === spec.agents.length);
+    if (ok) passed++;
+    else failed++;
+    console.log(
+      `${ok ? "ok  " : "FAIL"} ${w.name}: ${result.rps} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms` +
+        `${Object.keys(result.errors).length ? `, errors ${JSON.stringify(result.errors)}` : ""}` +
+        `${result.completed !== undefined ? `, ${result.completed}/${connections} agents completed` : ""}`,
+    );
+    if (!ok && result.samples) console.log(`     ${result.samples.join("\n     ")}`);
+    if (!ok) {
+      const errs = setup.svc.lines.filter((l) => l.startsWith("err")).slice(-5);
+      if (errs.length) {
+        console.log(`     service: ${errs.map((l) => l.slice(0, 300)).join("\n     service: ")}`);
+      }
+    }
+  }
+  if (SOAK_S > 0) rows.push(await soak(setup, SOAK_S));
+
+  const load1 = Deno.loadavg().map((v) => v.toFixed(1)).join(" ");
+  const meta = {
+    engine,
+    connections: CONNECTIONS,
+    durationSeconds: DURATION_MS / 1000,
+    warmupSeconds: WARMUP_MS / 1000,
+    smoke,
+    large: SIZE,
+    boardTickets: BOARD_TICKETS,
+    keys: KEYS,
+    cpus: navigator.hardwareConcurrency,
+    loadAverage: load1,
+    deno: Deno.version.deno,
+    at: new Date().toISOString(),
+    totalSeconds: Math.round((performance.now() - t0) / 1000),
+  };
+  const title =
+    `deno task bench: ${engine === "postgres" ? "PostgreSQL" : "PGlite"}, ${CONNECTIONS} connections, ` +
+    `${DURATION_MS / 1000} s per row`;
+  const table = markdown(title, rows, [
+    `${meta.at}, ${meta.cpus} CPUs, load average ${load1} (1, 5, 15 min), ${meta.totalSeconds} s in all.`,
+  ]);
+  console.log(`\n${table}`);
+  if (!smoke || args.values.out) {
+    const stem = args.values.out || `${ROOT}/bench/results/latest${engine === "pglite" ? "-pglite" : ""}`;
+    await Deno.mkdir(stem.replace(/\/[^/]*$/, ""), { recursive: true });
+    await Deno.writeTextFile(`${stem}.json`, JSON.stringify({ meta, rows }, null, 2) + "\n");
+    await Deno.writeTextFile(`${stem}.md`, table);
+    console.log(`wrote ${stem}.json and ${stem}.md`);
+  }
+  await cleanup();
+  console.log(`${passed} passed, ${failed} failed`);
+  return failed === 0 ? 0 : 1;
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) {
+  let code = 1;
+  try {
+    code = await main();
+  } catch (err) {
+    console.error(err instanceof Error ? err.stack ?? err.message : err);
+    await cleanup();
+    console.log("0 passed, 1 failed");
+  }
+  Deno.exit(code);
+}

@@ -18,6 +18,7 @@ import * as m0014 from "./migrations/0014_secrets.ts";
 import * as m0015 from "./migrations/0015_oauth_keys.ts";
 import * as m0016 from "./migrations/0016_oauth_clients.ts";
 import * as m0017 from "./migrations/0017_oauth_tokens.ts";
+import * as m0018 from "./migrations/0018_perf.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   "0015_oauth_keys": m0015,
   "0016_oauth_clients": m0016,
   "0017_oauth_tokens": m0017,
+  "0018_perf": m0018,
 };
 
 const provider: MigrationProvider = {

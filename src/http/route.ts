@@ -4,8 +4,10 @@ import type { ZodError } from "zod";
 import type { AgentRole } from "@/db/tables/foundation.ts";
 import { authenticate } from "@/domain/auth/authenticate.ts";
 import type { Scope } from "@/domain/auth/scopes.ts";
-import { assertLedgerFresh } from "@/domain/ledger/stale.ts";
-import { chargeUnits } from "@/domain/limits/rate-limit.ts";
+import { admit } from "@/domain/auth/admit.ts";
+import { metaContextOf, primeCallerSituation } from "@/domain/context/silence.ts";
+import { assertLedgerFresh, judgeFreshness } from "@/domain/ledger/stale.ts";
+import { chargeUnits, judgeRate, type RateState } from "@/domain/limits/rate-limit.ts";
 import { type Actor, hasScope } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
@@ -68,10 +70,20 @@ function policyMiddleware(method: string, policy: RoutePolicy): MiddlewareHandle
     }
     if ((policy.auth ?? "bearer") === "none") return await next();
     const deps = c.get("deps");
-    const actor = await authenticate(actorlessCtx(c), {
+    const credentials = {
       bearer: bearerOf(c.req.header("authorization")),
       subAgentHeader: c.req.header("x-svc-subagent"),
+    };
+    const freshness = mutating && !policy.staleExempt;
+    // One statement admits the call (session tokens and API keys); the general path does the rest.
+    const admission = await admit(actorlessCtx(c), {
+      ...credentials,
+      scope: policy.scope,
+      roles: policy.roles,
+      cost: policy.cost,
+      freshness,
     });
+    const actor = admission?.actor ?? await authenticate(actorlessCtx(c), credentials);
     c.set("actor", actor);
     const ctx = actorCtx(deps, actor);
     if (policy.scope && !hasScope(actor, policy.scope)) {
@@ -91,24 +103,36 @@ function policyMiddleware(method: string, policy: RoutePolicy): MiddlewareHandle
     if (policy.roles && !policy.roles.includes(actor.role)) {
       throw policy.refuseRole ? policy.refuseRole(actor) : roleRefusal(actor.role, policy.roles);
     }
+    if (admission) {
+      if (!admission.counts) throw new Error("admission: a call its policy admits was not charged");
+      setRateHeaders(c, judgeRate(actor.plan, admission.counts, admission.now));
+      if (admission.freshness) judgeFreshness(admission.freshness, admission.now, "f_");
+      primeCallerSituation(actor, admission.situation);
+      const metaContext = metaContextOf(admission.situation);
+      c.set("metaContext", Object.keys(metaContext).length > 0 ? metaContext : undefined);
+      return await next();
+    }
     // Rate charge, LEDGER_STALE gate and meta.context are independent reads and writes: run them
     // together, then refuse in a fixed order (rate limit first).
     const [rated, fresh, metaContext] = await Promise.allSettled([
       chargeUnits(ctx, policy.cost),
-      mutating && !policy.staleExempt ? assertLedgerFresh(ctx) : Promise.resolve(),
+      freshness ? assertLedgerFresh(ctx) : Promise.resolve(),
       metaContextFor(ctx),
     ]);
     if (rated.status === "rejected") throw rated.reason;
-    const rate = rated.value;
-    c.set("callsRemaining", rate.remaining ?? undefined);
-    c.header("X-RateLimit-Limit", rate.limit === null ? "unlimited" : String(rate.limit));
-    if (rate.remaining !== null) c.header("X-RateLimit-Remaining", String(rate.remaining));
-    c.header("X-RateLimit-Reset", String(Math.ceil(rate.resetAt.getTime() / 1000)));
-    c.header("X-Burst-Remaining", String(rate.burstRemaining));
+    setRateHeaders(c, rated.value);
     if (fresh.status === "rejected") throw fresh.reason;
     c.set("metaContext", metaContext.status === "fulfilled" ? metaContext.value : undefined);
     await next();
   };
+}
+
+function setRateHeaders(c: Context<AppEnv>, rate: RateState): void {
+  c.set("callsRemaining", rate.remaining ?? undefined);
+  c.header("X-RateLimit-Limit", rate.limit === null ? "unlimited" : String(rate.limit));
+  if (rate.remaining !== null) c.header("X-RateLimit-Remaining", String(rate.remaining));
+  c.header("X-RateLimit-Reset", String(Math.ceil(rate.resetAt.getTime() / 1000)));
+  c.header("X-Burst-Remaining", String(rate.burstRemaining));
 }
 
 /** 403 for a role violation: `guidance`, and for orchestrators a hint to mint a sub-agent session. */

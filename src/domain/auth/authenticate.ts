@@ -24,7 +24,7 @@ const OPEN_STATUSES = ["active", "awaiting_input", "error"] as const;
  * revoked, bound to a closed session, minted from a revoked parent, or of a revoked agent, an archived
  * project or a suspended organization. One body for all, so a token's state is never disclosed.
  */
-function rejected() {
+export function rejected() {
   return fail.unauthorized("Invalid, expired or revoked credentials", {
     recovery: recovery(
       "REPAIR_OR_REFRESH",
@@ -34,6 +34,11 @@ function rejected() {
       { token: "<your last session token>" },
     ),
   });
+}
+
+/** More than SESSION_BURST_LIMIT requests in the burst window on one session token. */
+export function sessionBurstRefusal() {
+  return fail.unauthorized("More than 200 requests in 5 minutes on this session token");
 }
 
 export interface AuthenticateInput {
@@ -141,9 +146,7 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
         .where("id", "=", row.tokenId).execute()
       : Promise.resolve(),
   ]);
-  if (burst && burst.count > SESSION_BURST_LIMIT) {
-    throw fail.unauthorized("More than 200 requests in 5 minutes on this session token");
-  }
+  if (burst && burst.count > SESSION_BURST_LIMIT) throw sessionBurstRefusal();
 
   return {
     kind: kind.actorKind,

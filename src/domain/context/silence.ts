@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 
@@ -40,7 +40,8 @@ export function callerSituationOnce(
   return found;
 }
 
-interface SituationRow {
+/** The columns of `situationColumns`, by their names without the prefix. */
+export interface SituationRow {
   unread: number;
   expiring: number;
   expired: number;
@@ -48,6 +49,41 @@ interface SituationRow {
   ticket_since: Date | string | null;
   last_entry: Date | string | null;
   threshold: string | null;
+}
+
+/**
+ * The caller's situation as scalar subqueries (each an index lookup), named `<prefix><column>`:
+ * `agentId` and `projectId` are parameters or column references (the admission statement reads them
+ * from the token row), so that the same SQL serves both.
+ */
+export function situationColumns(
+  agentId: RawBuilder<unknown> | string,
+  projectId: RawBuilder<unknown> | string,
+  subAgentName: string | null,
+  now: Date,
+  prefix = "",
+): RawBuilder<unknown> {
+  const soon = new Date(now.getTime() + 5 * 60_000);
+  const as = (name: string) => sql.ref(`${prefix}${name}`);
+  return sql`(SELECT count(*)::int FROM notifications n
+        WHERE n.recipient_agent_id = ${agentId} AND n.read_at IS NULL) AS ${as("unread")},
+      (SELECT count(*)::int FROM claims c WHERE c.agent_id = ${agentId} AND c.released_at IS NULL
+        AND c.expires_at > ${now} AND c.expires_at <= ${soon}) AS ${as("expiring")},
+      (SELECT count(*)::int FROM claims c WHERE c.agent_id = ${agentId} AND c.released_at IS NULL
+        AND c.expires_at <= ${now}) AS ${as("expired")},
+      (SELECT min(c.claimed_at) FROM claims c WHERE c.agent_id = ${agentId}
+        AND ${sameSubAgent("c.sub_agent_name", subAgentName)} AND c.released_at IS NULL
+        AND c.expires_at > ${now}) AS ${as("claim_since")},
+      (SELECT min(t.status_changed_at) FROM tickets t WHERE t.assignee_agent_id = ${agentId}
+        AND ${sameSubAgent("t.sub_agent_name", subAgentName)} AND t.status = 'in_progress') AS ${
+    as("ticket_since")
+  },
+      (SELECT l.created_at FROM ledger_entries l WHERE l.agent_id = ${agentId}
+        AND ${sameSubAgent("l.sub_agent_name", subAgentName)} AND l.source = 'agent'
+        ORDER BY l.seq DESC LIMIT 1) AS ${as("last_entry")},
+      (SELECT p.settings->>'ledgerStaleMinutes' FROM projects p WHERE p.id = ${projectId}) AS ${
+    as("threshold")
+  }`;
 }
 
 /**
@@ -66,40 +102,36 @@ export async function callerSituation(
     now: Date;
   },
 ): Promise<CallerSituation> {
-  const soon = new Date(input.now.getTime() + 5 * 60_000);
-  const sub = input.subAgentName ?? null;
-  const result = await sql<SituationRow>`SELECT
-      (SELECT count(*)::int FROM notifications n
-        WHERE n.recipient_agent_id = ${input.agentId} AND n.read_at IS NULL) AS unread,
-      (SELECT count(*)::int FROM claims c WHERE c.agent_id = ${input.agentId} AND c.released_at IS NULL
-        AND c.expires_at > ${input.now} AND c.expires_at <= ${soon}) AS expiring,
-      (SELECT count(*)::int FROM claims c WHERE c.agent_id = ${input.agentId} AND c.released_at IS NULL
-        AND c.expires_at <= ${input.now}) AS expired,
-      (SELECT min(c.claimed_at) FROM claims c WHERE c.agent_id = ${input.agentId}
-        AND ${sameSubAgent("c.sub_agent_name", sub)} AND c.released_at IS NULL
-        AND c.expires_at > ${input.now}) AS claim_since,
-      (SELECT min(t.status_changed_at) FROM tickets t WHERE t.assignee_agent_id = ${input.agentId}
-        AND ${sameSubAgent("t.sub_agent_name", sub)} AND t.status = 'in_progress') AS ticket_since,
-      (SELECT l.created_at FROM ledger_entries l WHERE l.agent_id = ${input.agentId}
-        AND ${sameSubAgent("l.sub_agent_name", sub)} AND l.source = 'agent'
-        ORDER BY l.seq DESC LIMIT 1) AS last_entry,
-      (SELECT p.settings->>'ledgerStaleMinutes' FROM projects p WHERE p.id = ${input.projectId}) AS threshold`
-    .execute(db);
-  const row = result.rows[0];
-  const starts = [toDate(row?.claim_since), toDate(row?.ticket_since)].filter((d): d is Date => d !== null);
+  const columns = situationColumns(input.agentId, input.projectId, input.subAgentName ?? null, input.now);
+  const result = await sql<SituationRow>`SELECT ${columns}`.execute(db);
+  return situationOf(result.rows[0], input.now);
+}
+
+/** Reads the columns of `situationColumns` (named with `prefix`). */
+export function situationOf(raw: unknown, now: Date, prefix = ""): CallerSituation {
+  const all = (raw ?? {}) as Record<string, unknown>;
+  const row = Object.fromEntries(
+    Object.entries(all).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]),
+  ) as Partial<SituationRow>;
+  const starts = [toDate(row.claim_since), toDate(row.ticket_since)].filter((d): d is Date => d !== null);
   const workStart = starts.length > 0 ? starts.reduce((a, b) => (a < b ? a : b)) : null;
-  const lastEntry = toDate(row?.last_entry);
+  const lastEntry = toDate(row.last_entry);
   const since = workStart && lastEntry && lastEntry > workStart ? lastEntry : workStart;
-  const configured = Number(row?.threshold);
+  const configured = Number(row.threshold);
   const threshold = Number.isFinite(configured) && configured > 0 ? configured : DEFAULT_LEDGER_STALE_MINUTES;
   return {
-    unreadNotifications: Number(row?.unread ?? 0),
-    expiringClaims: Number(row?.expiring ?? 0),
-    expiredClaims: Number(row?.expired ?? 0),
+    unreadNotifications: Number(row.unread ?? 0),
+    expiringClaims: Number(row.expiring ?? 0),
+    expiredClaims: Number(row.expired ?? 0),
     holdsWork: workStart !== null,
-    minutesSilent: since ? Math.max(0, Math.floor((input.now.getTime() - since.getTime()) / 60_000)) : null,
+    minutesSilent: since ? Math.max(0, Math.floor((now.getTime() - since.getTime()) / 60_000)) : null,
     thresholdMinutes: threshold,
   };
+}
+
+/** Records the situation the admission statement already read, for callerSituationOnce. */
+export function primeCallerSituation(key: object, situation: CallerSituation): void {
+  perRequest.set(key, Promise.resolve(situation));
 }
 
 function toDate(value: unknown): Date | null {

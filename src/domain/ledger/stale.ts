@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import { CLAIM_GRACE_MS } from "@/domain/claims/policy.ts";
@@ -9,13 +9,46 @@ export const DEFAULT_LEDGER_STALE_MINUTES = 15;
 /** In-progress tickets with no ledger entry for this long are listed as stale (spec: Limits). */
 export const STALE_TICKET_MS = 30 * 60_000;
 
-interface FreshnessRow {
-  last_entry: Date | null;
-  claim_since: Date | null;
+/** The columns of `freshnessColumns`, by their names without the prefix. */
+export interface FreshnessRow {
+  last_entry: Date | string | null;
+  claim_since: Date | string | null;
   claim_count: number;
-  ticket_since: Date | null;
+  ticket_since: Date | string | null;
   ticket_ref: string | null;
-  settings: Record<string, unknown> | null;
+  settings: Record<string, unknown> | string | null;
+}
+
+/**
+ * What the LEDGER_STALE gate reads, as scalar subqueries named `<prefix><column>`: `agentId` and
+ * `projectId` are parameters or column references (the admission statement reads them from the token
+ * row). Each subquery is an index lookup.
+ */
+export function freshnessColumns(
+  agentId: RawBuilder<unknown> | string,
+  projectId: RawBuilder<unknown> | string,
+  sub: string | null,
+  now: Date,
+  prefix = "",
+): RawBuilder<unknown> {
+  const graceStart = new Date(now.getTime() - CLAIM_GRACE_MS);
+  const as = (name: string) => sql.ref(`${prefix}${name}`);
+  const liveClaims = sql`FROM claims cl
+        WHERE cl.agent_id = ${agentId} AND ${sameSubAgent("cl.sub_agent_name", sub)}
+          AND cl.released_at IS NULL AND cl.expires_at > ${now}
+          AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = cl.session_id
+            AND s.ended_at IS NOT NULL AND s.ended_at <= ${graceStart})`;
+  const ownTickets = sql`FROM tickets tk JOIN projects pr ON pr.id = tk.project_id
+        WHERE tk.assignee_agent_id = ${agentId} AND tk.status = 'in_progress'
+          AND ${sameSubAgent("tk.sub_agent_name", sub)}`;
+  return sql`(SELECT max(l.created_at) FROM ledger_entries l
+        WHERE l.agent_id = ${agentId} AND ${sameSubAgent("l.sub_agent_name", sub)}
+          AND l.source = 'agent') AS ${as("last_entry")},
+      (SELECT min(cl.claimed_at) ${liveClaims}) AS ${as("claim_since")},
+      (SELECT count(*)::int ${liveClaims}) AS ${as("claim_count")},
+      (SELECT min(tk.status_changed_at) ${ownTickets}) AS ${as("ticket_since")},
+      (SELECT min(pr.ticket_prefix || '-' || tk.number) ${ownTickets}) AS ${as("ticket_ref")},
+      (SELECT p.settings FROM projects p WHERE p.id = ${projectId}) AS ${as("settings")}`;
 }
 
 /**
@@ -29,36 +62,27 @@ interface FreshnessRow {
 export async function assertLedgerFresh(ctx: ActorCtx): Promise<void> {
   const { actor } = ctx;
   const now = ctx.clock.now();
-  const graceStart = new Date(now.getTime() - CLAIM_GRACE_MS);
-  const sub = actor.subAgentName;
-  const result = await sql<FreshnessRow>`
-    SELECT
-      (SELECT max(l.created_at) FROM ledger_entries l
-        WHERE l.agent_id = ${actor.agentId} AND ${sameSubAgent("l.sub_agent_name", sub)}
-          AND l.source = 'agent') AS last_entry,
-      c.claim_since, c.claim_count, t.ticket_since, t.ticket_ref,
-      (SELECT p.settings FROM projects p WHERE p.id = ${actor.projectId}) AS settings
-    FROM
-      (SELECT min(cl.claimed_at) AS claim_since, count(*)::int AS claim_count FROM claims cl
-        WHERE cl.agent_id = ${actor.agentId} AND ${sameSubAgent("cl.sub_agent_name", sub)}
-          AND cl.released_at IS NULL AND cl.expires_at > ${now}
-          AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = cl.session_id
-            AND s.ended_at IS NOT NULL AND s.ended_at <= ${graceStart})) c,
-      (SELECT min(tk.status_changed_at) AS ticket_since,
-          min(pr.ticket_prefix || '-' || tk.number) AS ticket_ref
-        FROM tickets tk JOIN projects pr ON pr.id = tk.project_id
-        WHERE tk.assignee_agent_id = ${actor.agentId} AND tk.status = 'in_progress'
-          AND ${sameSubAgent("tk.sub_agent_name", sub)}) t
-  `.execute(ctx.db);
-  const row = result.rows[0];
-  if (!row || (row.claim_since === null && row.ticket_since === null)) return;
+  const columns = freshnessColumns(actor.agentId, actor.projectId, actor.subAgentName, now);
+  const result = await sql<FreshnessRow>`SELECT ${columns}`.execute(ctx.db);
+  judgeFreshness(result.rows[0], now);
+}
+
+/** Throws LEDGER_STALE when the columns of `freshnessColumns` (named with `prefix`) say so. */
+export function judgeFreshness(raw: unknown, now: Date, prefix = ""): void {
+  const all = (raw ?? {}) as Record<string, unknown>;
+  const row = Object.fromEntries(
+    Object.entries(all).filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]),
+  ) as Partial<FreshnessRow>;
+  const claimSince = row.claim_since ?? null;
+  const ticketSince = row.ticket_since ?? null;
+  if (claimSince === null && ticketSince === null) return;
 
   const settings = typeof row.settings === "string" ? JSON.parse(row.settings) : row.settings;
   const configured = Number(settings?.ledgerStaleMinutes);
   const thresholdMinutes = Number.isFinite(configured) && configured > 0
     ? configured
     : DEFAULT_LEDGER_STALE_MINUTES;
-  const workStart = [row.claim_since, row.ticket_since].filter((d): d is Date => d !== null)
+  const workStart = [claimSince, ticketSince].filter((d): d is Date | string => d !== null)
     .map((d) => new Date(d)).reduce((a, b) => (a < b ? a : b));
   const lastEntry = row.last_entry ? new Date(row.last_entry) : null;
   const since = lastEntry && lastEntry > workStart ? lastEntry : workStart;
@@ -66,14 +90,14 @@ export async function assertLedgerFresh(ctx: ActorCtx): Promise<void> {
   if (silentMs <= thresholdMinutes * 60_000) return;
 
   const minutesSilent = Math.floor(silentMs / 60_000);
-  const reason = row.claim_since !== null && row.ticket_since !== null
+  const reason = claimSince !== null && ticketSince !== null
     ? "active_claim_and_in_progress_ticket"
-    : row.claim_since !== null
+    : claimSince !== null
     ? "active_claim"
     : "in_progress_ticket";
   const holding = [
-    row.claim_since !== null ? `${row.claim_count} active claim(s)` : null,
-    row.ticket_since !== null ? `in-progress ticket ${row.ticket_ref}` : null,
+    claimSince !== null ? `${row.claim_count} active claim(s)` : null,
+    ticketSince !== null ? `in-progress ticket ${row.ticket_ref}` : null,
   ].filter(Boolean).join(" and ");
   throw new DomainError(
     429,

@@ -28,15 +28,10 @@ export interface RateState {
   burstRemaining: number;
 }
 
-/**
- * Charges `cost` units to the caller's agent and project windows (hourly and one-minute burst) and
- * refuses with 429 RATE_LIMITED when any window is exhausted. Counters live in the database.
- */
-export async function chargeUnits(ctx: ActorCtx, cost: number): Promise<RateState> {
-  const { actor } = ctx;
-  const now = ctx.clock.now();
+/** The windows one call charges, in a fixed order (the admission statement charges the same). */
+export function rateWindows(actor: Pick<ActorCtx["actor"], "agentId" | "projectId" | "plan">, cost: number) {
   const hourly = PLAN_HOURLY_UNITS[actor.plan];
-  const hits = [
+  return [
     { key: `burst:agent:${actor.agentId}`, windowMs: MINUTE, amount: cost },
     { key: `burst:project:${actor.projectId}`, windowMs: MINUTE, amount: cost },
     ...(hourly === null ? [] : [
@@ -44,12 +39,45 @@ export async function chargeUnits(ctx: ActorCtx, cost: number): Promise<RateStat
       { key: `units:project:${actor.projectId}`, windowMs: HOUR, amount: cost },
     ]),
   ];
-  const [agentBurst, projectBurst, agent, project] = await hitCounters(ctx.db, hits, now) as [
-    Counted,
-    Counted,
-    Counted | undefined,
-    Counted | undefined,
-  ];
+}
+
+/** Window bounds of a fixed window of `windowMs` containing `now`. */
+export function windowOf(now: Date, windowMs: number): { start: Date; end: Date } {
+  const start = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
+  return { start, end: new Date(start.getTime() + windowMs) };
+}
+export const RATE_WINDOWS = { MINUTE, HOUR } as const;
+
+/** Counts after this call's charge: the two burst windows, and the hourly ones on limited plans. */
+export interface ChargedCounts {
+  agentBurst: Counted;
+  projectBurst: Counted;
+  agent?: Counted | undefined;
+  project?: Counted | undefined;
+}
+
+/**
+ * Charges `cost` units to the caller's agent and project windows (hourly and one-minute burst) and
+ * refuses with 429 RATE_LIMITED when any window is exhausted. Counters live in the database.
+ */
+export async function chargeUnits(ctx: ActorCtx, cost: number): Promise<RateState> {
+  const now = ctx.clock.now();
+  const [agentBurst, projectBurst, agent, project] = await hitCounters(
+    ctx.db,
+    rateWindows(ctx.actor, cost),
+    now,
+  );
+  return judgeRate(
+    ctx.actor.plan,
+    { agentBurst: agentBurst!, projectBurst: projectBurst!, agent, project },
+    now,
+  );
+}
+
+/** The rate state after a charge; throws 429 RATE_LIMITED when a window is exhausted. */
+export function judgeRate(plan: Plan, counts: ChargedCounts, now: Date): RateState {
+  const hourly = PLAN_HOURLY_UNITS[plan];
+  const { agentBurst, projectBurst, agent, project } = counts;
   const burstRemaining = Math.max(
     0,
     Math.min(AGENT_BURST_UNITS - agentBurst.count, PROJECT_BURST_UNITS - projectBurst.count),

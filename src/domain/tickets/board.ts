@@ -148,16 +148,18 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
   const after = input.cursor ? decodeCursor(input.cursor, f) : 0;
   const where = boardWhere(actor.projectId, f);
 
-  const fetched = await db.selectFrom("tickets").selectAll().where(where).where("tickets.number", ">", after)
-    .orderBy("tickets.number", "asc").limit(input.limit + 1).execute();
+  // The page, the counts and the collision warnings are independent reads: one wait instead of three
+  // (on PostgreSQL they run on separate pool connections).
+  const [fetched, counted, warnings] = await Promise.all([
+    db.selectFrom("tickets").selectAll().where(where).where("tickets.number", ">", after)
+      .orderBy("tickets.number", "asc").limit(input.limit + 1).execute(),
+    db.selectFrom("tickets").select(["tickets.status", sql<number>`count(*)::int`.as("n")])
+      .where(where).groupBy("tickets.status").execute(),
+    collisionWarnings(db, actor.projectId, project.prefix, ctx.clock.now()),
+  ]);
   const hasMore = fetched.length > input.limit;
   const rows = fetched.slice(0, input.limit);
 
-  const counted = await db.selectFrom("tickets").select([
-    "tickets.status",
-    sql<number>`count(*)::int`.as("n"),
-  ])
-    .where(where).groupBy("tickets.status").execute();
   const statusCounts: Record<string, number> = {};
   const shown = f.statuses ?? columns.filter((c) => f.includeCancelled || c !== "cancelled");
   for (const s of shown) statusCounts[s] = 0;
@@ -167,8 +169,10 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
     total += c.n;
   }
 
-  const names = await agentNames(db, rows.map((r) => r.assignee_agent_id));
-  const extras = await rowExtras(db, rows.map((r) => r.id));
+  const [names, extras] = await Promise.all([
+    agentNames(db, rows.map((r) => r.assignee_agent_id)),
+    rowExtras(db, rows.map((r) => r.id)),
+  ]);
   const tickets = rows.map((r) => {
     const e = extras.get(r.id);
     return {
@@ -189,7 +193,7 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
     ticketPrefix: project.prefix,
     hasMore,
     nextCursor: hasMore && last ? encodeCursor(last.number, f) : null,
-    collisionWarnings: await collisionWarnings(db, actor.projectId, project.prefix, ctx.clock.now()),
+    collisionWarnings: warnings,
     columns,
   };
 }
@@ -215,20 +219,12 @@ async function rowExtras(db: DbOrTrx, ids: string[]): Promise<Map<string, RowExt
   const out = new Map<string, RowExtras>();
   if (ids.length === 0) return out;
   for (const id of ids) out.set(id, { criteriaPassed: 0, artifactCount: 0, hasOpenArtifacts: false });
-  const artifacts = await db.selectFrom("ticket_artifacts")
-    .select([
-      "ticket_id",
-      sql<number>`count(*)::int`.as("n"),
-      sql<boolean>`bool_or(status = 'open')`.as("open"),
-    ])
-    .where("ticket_id", "in", ids).groupBy("ticket_id").execute();
+  const [artifacts, runs] = await Promise.all([artifactsOf(db, ids), latestRuns(db, ids)]);
   for (const a of artifacts) {
     const e = out.get(a.ticket_id)!;
     e.artifactCount = a.n;
     e.hasOpenArtifacts = a.open === true;
   }
-  const runs = await db.selectFrom("qa_runs").select(["id", "ticket_id"]).distinctOn("ticket_id")
-    .where("ticket_id", "in", ids).orderBy("ticket_id").orderBy("created_at", "desc").execute();
   if (runs.length > 0) {
     const passed = await db.selectFrom("qa_tests")
       .select(["qa_run_id", sql<number>`count(distinct criterion_index)::int`.as("n")])
@@ -238,6 +234,22 @@ async function rowExtras(db: DbOrTrx, ids: string[]): Promise<Map<string, RowExt
     for (const r of runs) out.get(r.ticket_id)!.criteriaPassed = byRun.get(r.id) ?? 0;
   }
   return out;
+}
+
+function artifactsOf(db: DbOrTrx, ids: string[]) {
+  return db.selectFrom("ticket_artifacts")
+    .select([
+      "ticket_id",
+      sql<number>`count(*)::int`.as("n"),
+      sql<boolean>`bool_or(status = 'open')`.as("open"),
+    ])
+    .where("ticket_id", "in", ids).groupBy("ticket_id").execute();
+}
+
+/** Each ticket's latest QA run. */
+function latestRuns(db: DbOrTrx, ids: string[]) {
+  return db.selectFrom("qa_runs").select(["id", "ticket_id"]).distinctOn("ticket_id")
+    .where("ticket_id", "in", ids).orderBy("ticket_id").orderBy("created_at", "desc").execute();
 }
 
 export interface CollisionWarning {
