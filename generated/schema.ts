@@ -1176,9 +1176,38 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    eventDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Event delivery to a partner endpoint (documented design)
+         * @description One event per POST, with the project and the agent's partnerManagedSessionId; `id` is the idempotency key. This release delivers events through GET /events only.
+         */
+        post: operations["eventDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        WebhookDelivery: {
+            /** @description `<projectId>:<seq>`: idempotency key of the delivery */
+            id: string;
+            projectId: string;
+            /** @description The value the agent gave at POST /pair/connect */
+            partnerManagedSessionId: string;
+            event: components["schemas"]["Event"];
+        };
         Event: {
             /** @description Per-project sequence, gap-free, in commit order */
             seq: number;
@@ -9632,6 +9661,28 @@ export interface operations {
             };
             /** @description Unexpected failure */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    eventDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDelivery"];
+            };
+        };
+        responses: {
+            /** @description Accepted by the partner */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };

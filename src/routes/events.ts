@@ -40,8 +40,19 @@ export const eventsRoute = defineRoute({
 }, { cost: 1 });
 
 export function registerEvents(api: OpenAPIHono<AppEnv>): void {
-  // Documented for webhook consumers (CTX-055) although no route returns it.
-  api.openAPIRegistry.register("WebhookDelivery", WebhookDelivery);
+  // Published as an OpenAPI 3.1 webhook for partner consumers (CTX-055); this release delivers the
+  // same events through GET /events only.
+  api.openAPIRegistry.registerWebhook({
+    method: "post",
+    path: "eventDelivery",
+    operationId: "eventDelivery",
+    summary: "Event delivery to a partner endpoint (documented design)",
+    description: "One event per POST, with the project and the agent's partnerManagedSessionId; `id` is " +
+      "the idempotency key. This release delivers events through GET /events only.",
+    request: { body: { required: true, content: { "application/json": { schema: WebhookDelivery } } } },
+    responses: { 200: { description: "Accepted by the partner" } },
+    security: [],
+  });
   handle(api, eventsRoute, async ({ c, ctx, query }) => {
     const kinds = query.kinds?.split(",").map((k) => k.trim()).filter((k) => k.length > 0);
     const page = await listEvents(ctx, { since: query.since, limit: query.limit, kinds });
