@@ -9,13 +9,17 @@ import type { AppEnv } from "./env.ts";
  */
 export function apiCors(origins: readonly string[]): MiddlewareHandler<AppEnv> {
   const any = origins.includes("*");
-  return cors({
+  const allowed = (origin: string | undefined) => origin !== undefined && (any || origins.includes(origin));
+  const handler = cors({
     origin: (origin) => (any ? "*" : origins.includes(origin) ? origin : null),
     allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
     allowHeaders: ["Authorization", "Content-Type", "Idempotency-Key", "X-Svc-Platform", "X-Request-Id"],
     exposeHeaders: ["X-Request-Id", "Retry-After", "ETag", "X-RateLimit-Remaining"],
     maxAge: 600,
   });
+  // A request from no allowed origin passes through untouched: an OPTIONS to an unknown path stays the
+  // JSON 404 every other method gets, and nothing answers a preflight the service would refuse.
+  return async (c, next) => allowed(c.req.header("origin")) ? await handler(c, next) : await next();
 }
 
 /** The policy of HTML pages that set none themselves (the docs page runs Scalar's bundle from this origin). */

@@ -30,6 +30,11 @@ test("CORS: an allowed origin gets Access-Control-Allow-Origin and a preflight a
     assert.match(allowed.headers.get("Access-Control-Expose-Headers") ?? "", /X-Request-Id/);
     const other = await callOn(e, "GET", "/api/me", { headers: { Origin: "https://evil.example" } });
     assert.equal(other.headers.get("Access-Control-Allow-Origin"), null);
+    const refusedPreflight = await callOn(e, "OPTIONS", "/api/me", {
+      headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "GET" },
+    });
+    assert.equal(refusedPreflight.headers.get("Access-Control-Allow-Origin"), null);
+    assert.notEqual(refusedPreflight.status, 204);
   } finally {
     await e.close();
   }
