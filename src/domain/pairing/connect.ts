@@ -51,9 +51,14 @@ class LostRace extends Error {
 }
 
 function invalidCode(): DomainError {
-  return new DomainError(401, "INVALID_CODE", "Pairing code is unknown, expired, used or invalidated", {
-    recovery: newCodeRecovery,
-  });
+  return new DomainError(
+    "unauthenticated",
+    "INVALID_CODE",
+    "Pairing code is unknown, expired, used or invalidated",
+    {
+      recovery: newCodeRecovery,
+    },
+  );
 }
 
 /**
@@ -68,9 +73,15 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
     const attempts = await hitCounter(ctx.db, `pair:ip:${clientIp}`, PAIRING_IP_WINDOW_MS, now);
     if (attempts.count > PAIRING_ATTEMPTS_PER_IP) {
       const retryAfter = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
-      throw new DomainError(429, "RATE_LIMITED", "Too many pairing attempts from this address", undefined, {
-        "Retry-After": String(retryAfter),
-      });
+      throw new DomainError(
+        "limited",
+        "RATE_LIMITED",
+        "Too many pairing attempts from this address",
+        undefined,
+        {
+          retryAfterSeconds: retryAfter,
+        },
+      );
     }
     try {
       return await connectWithCode(ctx, input, now);
@@ -84,9 +95,9 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
   } catch (err) {
     if (err instanceof DomainError) throw err;
     console.error("pairing unavailable:", loggableError(err));
-    throw new DomainError(503, "SERVICE_UNAVAILABLE", "Pairing is unavailable right now", {
+    throw new DomainError("unavailable", "SERVICE_UNAVAILABLE", "Pairing is unavailable right now", {
       recovery: recovery("RETRY_LATER", "POST /pair/connect", "Retry in a few seconds", { code: "<code>" }),
-    }, { "Retry-After": "5" });
+    }, { retryAfterSeconds: 5 });
   }
 }
 
@@ -101,16 +112,20 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
     const orgGone = code.org_id &&
       !(await ctx.db.selectFrom("organizations").select("id").where("id", "=", code.org_id)
         .executeTakeFirst());
-    if (orgGone) throw new DomainError(404, "ORG_NOT_FOUND", "The code's organization no longer exists");
-    throw new DomainError(404, "PROJECT_NOT_FOUND", "The code's project no longer exists");
+    if (orgGone) {
+      throw new DomainError("not_found", "ORG_NOT_FOUND", "The code's organization no longer exists");
+    }
+    throw new DomainError("not_found", "PROJECT_NOT_FOUND", "The code's project no longer exists");
   }
   const org = await ctx.db.selectFrom("organizations").selectAll().where("id", "=", project.org_id)
     .executeTakeFirst();
-  if (!org) throw new DomainError(404, "ORG_NOT_FOUND", "The code's organization no longer exists");
+  if (!org) throw new DomainError("not_found", "ORG_NOT_FOUND", "The code's organization no longer exists");
   if (project.status !== "active") {
-    throw new DomainError(403, "PROJECT_INACTIVE", `Project "${project.name}" is ${project.status}`);
+    throw new DomainError("forbidden", "PROJECT_INACTIVE", `Project "${project.name}" is ${project.status}`);
   }
-  if (org.status !== "active") throw new DomainError(403, "ORG_SUSPENDED", "The organization is suspended");
+  if (org.status !== "active") {
+    throw new DomainError("forbidden", "ORG_SUSPENDED", "The organization is suspended");
+  }
 
   const requestedName = code.agent_name ?? input.agentName ?? null;
   let reconnect = false;
@@ -134,26 +149,36 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
 
   if (project.password_hash) {
     if (!input.password) {
-      throw new DomainError(401, "PASSWORD_REQUIRED", "This project needs its pairing password", {
-        recovery: recovery(
-          "RETRY_WITH_PASSWORD",
-          "POST /pair/connect",
-          "Send the project's pairing password",
-          {
-            code: input.code,
-            password: "<project password>",
-          },
-        ),
-      });
+      throw new DomainError(
+        "unauthenticated",
+        "PASSWORD_REQUIRED",
+        "This project needs its pairing password",
+        {
+          recovery: recovery(
+            "RETRY_WITH_PASSWORD",
+            "POST /pair/connect",
+            "Send the project's pairing password",
+            {
+              code: input.code,
+              password: "<project password>",
+            },
+          ),
+        },
+      );
     }
     if (!(await verifyPassword(input.password, project.password_hash))) {
       await strike(ctx, code.id);
-      throw new DomainError(403, "INVALID_PASSWORD", "Wrong pairing password; the code was not consumed", {
-        recovery: recovery("RETRY_WITH_PASSWORD", "POST /pair/connect", "Check the password and retry", {
-          code: input.code,
-          password: "<project password>",
-        }),
-      });
+      throw new DomainError(
+        "forbidden",
+        "INVALID_PASSWORD",
+        "Wrong pairing password; the code was not consumed",
+        {
+          recovery: recovery("RETRY_WITH_PASSWORD", "POST /pair/connect", "Check the password and retry", {
+            code: input.code,
+            password: "<project password>",
+          }),
+        },
+      );
     }
   }
 
@@ -175,7 +200,7 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
         now,
       });
     if (agent.status === "revoked") {
-      throw new DomainError(403, "AGENT_REVOKED", `Agent "${agent.name}" has been revoked`, {
+      throw new DomainError("forbidden", "AGENT_REVOKED", `Agent "${agent.name}" has been revoked`, {
         recovery: newCodeRecovery,
       });
     }
@@ -265,7 +290,11 @@ async function resolveAgent(
     const agent = await trx.selectFrom("agents").selectAll().where("id", "=", input.codeAgentId)
       .executeTakeFirst();
     if (!agent) {
-      throw new DomainError(404, "AGENT_NOT_FOUND", "The agent this code was issued for no longer exists");
+      throw new DomainError(
+        "not_found",
+        "AGENT_NOT_FOUND",
+        "The agent this code was issued for no longer exists",
+      );
     }
     if (agent.status !== "revoked" && agent.role !== input.role) {
       await trx.updateTable("agents").set({ role: input.role }).where("id", "=", agent.id).execute();
@@ -290,7 +319,7 @@ async function resolveAgent(
       .where("project_id", "=", input.projectId).where("status", "!=", "revoked").executeTakeFirstOrThrow();
     if (count >= limit) {
       throw new DomainError(
-        403,
+        "forbidden",
         "AGENT_LIMIT",
         `The project already has ${count} agents, the ${input.plan} plan's limit`,
         {

@@ -69,32 +69,26 @@ export function agentFirstRefusal(
   });
 }
 
-/** Request header by which an older client (built before the agent-first fields) identifies itself. */
-export const LEGACY_CREATE_HEADER = "X-Svc-Legacy-Create";
 /** When the transition period began (RFC 9745 `Deprecation`) and ends (RFC 8594 `Sunset`). */
 export const LEGACY_CREATE_DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
 export const LEGACY_CREATE_SUNSET = new Date("2027-07-01T00:00:00Z");
 
-/** An older client is accepted without agent-first fields while the service clock is before the sunset. */
-export function legacyCreateAccepted(header: string | undefined, now: Date): boolean {
-  return header !== undefined && ["1", "true"].includes(header.trim().toLowerCase()) &&
-    now < LEGACY_CREATE_SUNSET;
+/**
+ * An older client (one that says it was built before the agent-first fields) is accepted without them
+ * while the service clock is before the sunset.
+ */
+export function legacyCreateAccepted(declaresLegacy: boolean, now: Date): boolean {
+  return declaresLegacy && now < LEGACY_CREATE_SUNSET;
 }
 
-/** Response headers and `deprecation` object of a create accepted from an older client. */
+/** The `deprecation` object of a create accepted from an older client. */
 export function legacyCreateDeprecation(missing: string[]) {
   return {
-    headers: {
-      Deprecation: `@${Math.floor(LEGACY_CREATE_DEPRECATED_AT.getTime() / 1000)}`,
-      Sunset: LEGACY_CREATE_SUNSET.toUTCString(),
-    },
-    body: {
-      missing,
-      deprecatedSince: LEGACY_CREATE_DEPRECATED_AT.toISOString(),
-      sunset: LEGACY_CREATE_SUNSET.toISOString(),
-      message: `Creates without ${missing.join(", ")} stop being accepted on ${
-        LEGACY_CREATE_SUNSET.toISOString().slice(0, 10)
-      }: send expectedFiles, doneDefinition, verificationCommand and riskClass`,
-    },
+    missing,
+    deprecatedSince: LEGACY_CREATE_DEPRECATED_AT.toISOString(),
+    sunset: LEGACY_CREATE_SUNSET.toISOString(),
+    message: `Creates without ${missing.join(", ")} stop being accepted on ${
+      LEGACY_CREATE_SUNSET.toISOString().slice(0, 10)
+    }: send expectedFiles, doneDefinition, verificationCommand and riskClass`,
   };
 }

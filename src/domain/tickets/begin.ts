@@ -52,17 +52,22 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
       throw invalidTransitionError(project.settings, ticket.status, "in_progress");
     }
     if (!boardColumns(project.settings).includes("in_progress")) {
-      throw new DomainError(422, "INVALID_TRANSITION", "This board has no in_progress column to begin into", {
-        from: ticket.status,
-        to: "in_progress",
-        validTransitions: [],
-        recovery: recovery(
-          "USE_VALID_TRANSITION",
-          "PATCH /ticket",
-          "Move the ticket with PATCH /ticket",
-          null,
-        ),
-      });
+      throw new DomainError(
+        "unprocessable",
+        "INVALID_TRANSITION",
+        "This board has no in_progress column to begin into",
+        {
+          from: ticket.status,
+          to: "in_progress",
+          validTransitions: [],
+          recovery: recovery(
+            "USE_VALID_TRANSITION",
+            "PATCH /ticket",
+            "Move the ticket with PATCH /ticket",
+            null,
+          ),
+        },
+      );
     }
     const moving = ticket.status !== "in_progress";
     const criteria = ticket.acceptance_criteria;
