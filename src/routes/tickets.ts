@@ -24,7 +24,7 @@ import {
   TicketIdParam,
 } from "@/contracts/tickets.ts";
 import {
-  agentFirstRefusal,
+  createRefusal,
   LEGACY_CREATE_DEPRECATED_AT,
   LEGACY_CREATE_SUNSET,
   legacyCreateAccepted,
@@ -239,20 +239,7 @@ export function parseCreateRow(raw: unknown): BatchRow {
 }
 
 function createValidationError(raw: unknown, error: ZodError) {
-  const fields = fieldErrors(error);
-  const missing = missingAgentFirst(raw);
-  if (missing.length > 0) {
-    return agentFirstRefusal(
-      raw,
-      missing,
-      fields.filter((f) => !missing.includes(f.path.split(".")[0] ?? "")),
-    );
-  }
-  const first = fields[0];
-  return fail.validation(first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
-    target: "json",
-    fields,
-  });
+  return createRefusal(raw, missingAgentFirst(raw), fieldErrors(error));
 }
 
 async function respondCreate(

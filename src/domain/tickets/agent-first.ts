@@ -1,4 +1,5 @@
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import type { FieldError } from "@/shared/field-errors.ts";
 
 const PATH_IN_TEXT = /(?:^|[\s`'"(])((?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s`'",):;])/g;
 
@@ -91,4 +92,23 @@ export function legacyCreateDeprecation(missing: string[]) {
       LEGACY_CREATE_SUNSET.toISOString().slice(0, 10)
     }: send expectedFiles, doneDefinition, verificationCommand and riskClass`,
   };
+}
+
+/**
+ * The refusal of a create body that failed validation: without agent-first fields, the
+ * ADD_REQUIRED_FIELDS refusal (its other field errors alongside); otherwise the first field's 400.
+ */
+export function createRefusal(raw: unknown, missing: string[], fields: FieldError[]): DomainError {
+  if (missing.length > 0) {
+    return agentFirstRefusal(
+      raw,
+      missing,
+      fields.filter((f) => !missing.includes(f.path.split(".")[0] ?? "")),
+    );
+  }
+  const first = fields[0];
+  return fail.validation(first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
+    target: "json",
+    fields,
+  });
 }
