@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { AgentRole, Plan } from "@/db/tables/foundation.ts";
-import { toJson } from "@/db/tables/types.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { projectPhase, workqueue } from "@/domain/projects/overview.ts";
 import { completeOpenSessions, openPairingSession } from "@/domain/sessions/open.ts";
@@ -9,8 +8,8 @@ import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
 import { hashPairingCode, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
-import { CODE_MAX_STRIKES, CODE_REUSE_WINDOW_MS, normalizeCode } from "./codes.ts";
-import { inferCompany } from "./company.ts";
+import { CODE_MAX_STRIKES, normalizeCode } from "./codes.ts";
+import { agentProfile, codeUseOf, passwordRequired, targetRefusal, wrongPassword } from "./connect-plan.ts";
 import { pairingContext } from "./pairing-context.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
@@ -102,10 +101,43 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
 }
 
 async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) {
-  const code = await ctx.db.selectFrom("pairing_codes").selectAll()
-    .where("code_hash", "=", hashPairingCode(normalizeCode(input.code))).executeTakeFirst();
-  if (!code || code.invalidated_at || code.strikes >= CODE_MAX_STRIKES) throw invalidCode();
+  const { code, project, org } = await loadCode(ctx, input.code);
+  const requestedName = code.agent_name ?? input.agentName ?? null;
+  const consumer = code.first_used_at && code.consumed_by_agent_id
+    ? await ctx.db.selectFrom("agents").select(["id", "name"]).where("id", "=", code.consumed_by_agent_id)
+      .executeTakeFirst()
+    : undefined;
+  const use = codeUseOf(code, consumer, requestedName, now);
+  if (use === "strike") await strike(ctx, code.id);
+  if (use === "strike" || use === "expired") throw invalidCode();
+  const reconnect = use === "reconnect";
+  if (project.password_hash) {
+    if (!input.password) throw passwordRequired(input.code);
+    if (!(await verifyPassword(input.password, project.password_hash))) {
+      await strike(ctx, code.id);
+      throw wrongPassword(input.code);
+    }
+  }
+  const result = await ctx.db.transaction().execute((trx) =>
+    pairAgent(trx, { code, project, org, input, requestedName, reconnect, now })
+  );
+  const phase = await projectPhase(ctx.db, project.id);
+  const context = await pairingContext(ctx.db, {
+    projectId: project.id,
+    agentId: result.agent.id,
+    compact: input.compact === true,
+    briefVersion: project.brief_version,
+    brief: project.brief,
+  });
+  const queue = await workqueue(ctx.db, project.id, project.ticket_prefix);
+  return connectResponse(ctx.publicUrl, { project, phase, context, queue, reconnect, ...result });
+}
 
+/** The usable code, its project and organization; refuses an unknown or dead code, then a dead target. */
+async function loadCode(ctx: ServiceCtx, rawCode: string) {
+  const code = await ctx.db.selectFrom("pairing_codes").selectAll()
+    .where("code_hash", "=", hashPairingCode(normalizeCode(rawCode))).executeTakeFirst();
+  if (!code || code.invalidated_at || code.strikes >= CODE_MAX_STRIKES) throw invalidCode();
   const project = await ctx.db.selectFrom("projects").selectAll().where("id", "=", code.project_id)
     .executeTakeFirst();
   if (!project) {
@@ -119,148 +151,98 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
   }
   const org = await ctx.db.selectFrom("organizations").selectAll().where("id", "=", project.org_id)
     .executeTakeFirst();
-  if (!org) throw new DomainError("not_found", "ORG_NOT_FOUND", "The code's organization no longer exists");
-  if (project.status !== "active") {
-    throw new DomainError("forbidden", "PROJECT_INACTIVE", `Project "${project.name}" is ${project.status}`);
-  }
-  if (org.status !== "active") {
-    throw new DomainError("forbidden", "ORG_SUSPENDED", "The organization is suspended");
-  }
+  const refusal = targetRefusal(project, org);
+  if (refusal || !org) throw refusal;
+  return { code, project, org };
+}
+type Loaded = Awaited<ReturnType<typeof loadCode>>;
 
-  const requestedName = code.agent_name ?? input.agentName ?? null;
-  let reconnect = false;
-  if (code.first_used_at) {
-    const consumer = code.consumed_by_agent_id
-      ? await ctx.db.selectFrom("agents").select(["id", "name"]).where("id", "=", code.consumed_by_agent_id)
-        .executeTakeFirst()
-      : undefined;
-    const sameAgent = consumer !== undefined &&
-      (code.agent_id !== null ||
-        (requestedName !== null && requestedName.toLowerCase() === consumer.name.toLowerCase()));
-    const inWindow = now.getTime() - code.first_used_at.getTime() <= CODE_REUSE_WINDOW_MS;
-    if (!sameAgent || !inWindow) {
-      await strike(ctx, code.id);
-      throw invalidCode();
-    }
-    reconnect = true;
-  } else if (code.expires_at <= now) {
-    throw invalidCode();
-  }
+interface PairWrite extends Loaded {
+  input: ConnectInput;
+  requestedName: string | null;
+  reconnect: boolean;
+  now: Date;
+}
 
-  if (project.password_hash) {
-    if (!input.password) {
-      throw new DomainError(
-        "unauthenticated",
-        "PASSWORD_REQUIRED",
-        "This project needs its pairing password",
-        {
-          recovery: recovery(
-            "RETRY_WITH_PASSWORD",
-            "POST /pair/connect",
-            "Send the project's pairing password",
-            {
-              code: input.code,
-              password: "<project password>",
-            },
-          ),
-        },
-      );
-    }
-    if (!(await verifyPassword(input.password, project.password_hash))) {
-      await strike(ctx, code.id);
-      throw new DomainError(
-        "forbidden",
-        "INVALID_PASSWORD",
-        "Wrong pairing password; the code was not consumed",
-        {
-          recovery: recovery("RETRY_WITH_PASSWORD", "POST /pair/connect", "Check the password and retry", {
-            code: input.code,
-            password: "<project password>",
-          }),
-        },
-      );
-    }
+/** In one transaction: consume the code (or lose the race), resolve and update the agent, open its session. */
+async function pairAgent(trx: Trx, w: PairWrite) {
+  const { code, project, reconnect, now } = w;
+  if (!reconnect) {
+    const consumed = await trx.updateTable("pairing_codes").set({ first_used_at: now })
+      .where("id", "=", code.id).where("first_used_at", "is", null).returning("id").executeTakeFirst();
+    if (!consumed) throw new LostRace();
   }
-
-  const result = await ctx.db.transaction().execute(async (trx) => {
-    if (!reconnect) {
-      const consumed = await trx.updateTable("pairing_codes").set({ first_used_at: now })
-        .where("id", "=", code.id).where("first_used_at", "is", null).returning("id").executeTakeFirst();
-      if (!consumed) throw new LostRace();
-    }
-    const agent = reconnect
-      ? await trx.selectFrom("agents").selectAll().where("id", "=", code.consumed_by_agent_id!)
-        .executeTakeFirstOrThrow()
-      : await resolveAgent(trx, {
-        projectId: project.id,
-        codeAgentId: code.agent_id,
-        name: requestedName ?? `agent-${randomSecret(3).toLowerCase()}`,
-        role: code.role,
-        plan: org.plan,
-        now,
-      });
-    if (agent.status === "revoked") {
-      throw new DomainError("forbidden", "AGENT_REVOKED", `Agent "${agent.name}" has been revoked`, {
-        recovery: newCodeRecovery,
-      });
-    }
-    // A code minted for a platform and model (orchestrator or admin) fixes them; otherwise the agent says.
-    const platform = code.platform ?? input.platform ?? agent.platform;
-    await trx.updateTable("agents").set({
-      platform,
-      model: code.model ?? input.model ?? agent.model,
-      company: input.company ?? inferCompany(platform) ?? agent.company,
-      ...(input.capabilities ? { capabilities: toJson(input.capabilities) } : {}),
-      ...(input.partnerManagedSessionId ? { partner_managed_session_id: input.partnerManagedSessionId } : {}),
-      status: "active",
-      last_seen_at: now,
-    }).where("id", "=", agent.id).execute();
-    if (!reconnect) {
-      await trx.updateTable("pairing_codes").set({ consumed_by_agent_id: agent.id }).where("id", "=", code.id)
-        .execute();
-    }
-    await completeOpenSessions(trx, agent.id, now);
-    const session = await openPairingSession(trx, {
+  const agent = reconnect
+    ? await trx.selectFrom("agents").selectAll().where("id", "=", code.consumed_by_agent_id!)
+      .executeTakeFirstOrThrow()
+    : await resolveAgent(trx, {
       projectId: project.id,
-      agentId: agent.id,
-      role: agent.role,
+      codeAgentId: code.agent_id,
+      name: w.requestedName ?? `agent-${randomSecret(3).toLowerCase()}`,
+      role: code.role,
+      plan: w.org.plan,
       now,
     });
-    await writeSystemEntry(trx, {
-      projectId: project.id,
-      type: "AGENT_JOINED",
-      content: `${agent.name} ${reconnect ? "reconnected" : "joined"} (${platform ?? "unknown platform"})`,
-      agentId: agent.id,
-      sessionId: session.sessionId,
-      payload: { platform, role: agent.role, reconnected: reconnect },
-      now,
+  if (agent.status === "revoked") {
+    throw new DomainError("forbidden", "AGENT_REVOKED", `Agent "${agent.name}" has been revoked`, {
+      recovery: newCodeRecovery,
     });
-    return { agent: { ...agent, platform }, session };
-  });
-
-  const phase = await projectPhase(ctx.db, project.id);
-  const context = await pairingContext(ctx.db, {
+  }
+  const profile = agentProfile(code, w.input, agent);
+  const platform = profile.platform;
+  await trx.updateTable("agents").set({ ...profile, status: "active", last_seen_at: now })
+    .where("id", "=", agent.id).execute();
+  if (!reconnect) {
+    await trx.updateTable("pairing_codes").set({ consumed_by_agent_id: agent.id }).where("id", "=", code.id)
+      .execute();
+  }
+  await completeOpenSessions(trx, agent.id, now);
+  const session = await openPairingSession(trx, {
     projectId: project.id,
-    agentId: result.agent.id,
-    compact: input.compact === true,
-    briefVersion: project.brief_version,
-    brief: project.brief,
+    agentId: agent.id,
+    role: agent.role,
+    now,
   });
-  const base = ctx.publicUrl;
+  await writeSystemEntry(trx, {
+    projectId: project.id,
+    type: "AGENT_JOINED",
+    content: `${agent.name} ${reconnect ? "reconnected" : "joined"} (${platform ?? "unknown platform"})`,
+    agentId: agent.id,
+    sessionId: session.sessionId,
+    payload: { platform, role: agent.role, reconnected: reconnect },
+    now,
+  });
+  return { agent: { ...agent, platform }, session };
+}
+
+/** PAIR-018: the /pair/connect data. */
+function connectResponse(
+  base: string,
+  r: {
+    project: Loaded["project"];
+    phase: Awaited<ReturnType<typeof projectPhase>>;
+    context: Awaited<ReturnType<typeof pairingContext>>;
+    queue: Awaited<ReturnType<typeof workqueue>>;
+    reconnect: boolean;
+    agent: { id: string; name: string; platform: string | null; role: AgentRole };
+    session: { sessionToken: string; sessionId: string };
+  },
+) {
+  const { project, agent, reconnect } = r;
   return {
     status: reconnect ? "reconnected" as const : "connected" as const,
-    sessionToken: result.session.sessionToken,
-    sessionId: result.session.sessionId,
-    agent: { id: result.agent.id, name: result.agent.name, platform: result.agent.platform },
-    project: { id: project.id, name: project.name, phase: phase.phase, subphase: phase.subphase },
+    sessionToken: r.session.sessionToken,
+    sessionId: r.session.sessionId,
+    agent: { id: agent.id, name: agent.name, platform: agent.platform },
+    project: { id: project.id, name: project.name, phase: r.phase.phase, subphase: r.phase.subphase },
     docsUrl: `${base}/docs`,
     issuesUrl: `${base}/api/issue`,
     schemaUrl: `${base}/openapi.json`,
     mcpUrl: `${base}/mcp`,
     ticketPrefix: project.ticket_prefix,
-    context,
-    workqueue: await workqueue(ctx.db, project.id, project.ticket_prefix),
-    message: `${reconnect ? "Reconnected" : "Connected"} as ${result.agent.name} (${result.agent.role}) to ` +
+    context: r.context,
+    workqueue: r.queue,
+    message: `${reconnect ? "Reconnected" : "Connected"} as ${agent.name} (${agent.role}) to ` +
       `${project.name}. Send "Authorization: Bearer <sessionToken>" and start with GET /api/context.`,
   };
 }
