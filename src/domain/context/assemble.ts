@@ -281,3 +281,16 @@ export function boardSummaryOf(summary: ReturnType<typeof boardOf>, unassignedRe
   const { total, byStatus, columns, inReview } = summary;
   return { total, byStatus, columns, inReview, unassignedReady };
 }
+
+/** Where the contract lives; the write payload schemas only when asked (`include=write_schemas`). */
+export function schemaOf(publicUrl: string, writePayloads: Record<string, unknown> | null) {
+  return {
+    openapiUrl: `${publicUrl}/openapi.json`,
+    docsUrl: `${publicUrl}/docs`,
+    ...(writePayloads ? { writePayloads } : {}),
+  };
+}
+
+export function pollingHintOf(publicUrl: string, cursor: string, intervalSeconds: number) {
+  return { endpoint: "GET /events", url: `${publicUrl}/api/events?since=${cursor}`, cursor, intervalSeconds };
+}
