@@ -79,7 +79,7 @@ const schemas = {
 function pageOf(c: AdminContext): operatorRead.Page {
   const result = schemas.page.safeParse(c.req.query());
   if (!result.success) {
-    throw new DomainError(400, "VALIDATION_ERROR", "Validation failed", {
+    throw new DomainError("invalid", "VALIDATION_ERROR", "Validation failed", {
       fields: fieldErrors(result.error),
     });
   }
@@ -97,11 +97,11 @@ async function parse<T extends z.ZodType>(schema: T, req: { text(): Promise<stri
     const text = await req.text();
     raw = text ? JSON.parse(text) : {};
   } catch {
-    throw new DomainError(400, "VALIDATION_ERROR", "Malformed JSON in request body", { fields: [] });
+    throw new DomainError("invalid", "VALIDATION_ERROR", "Malformed JSON in request body", { fields: [] });
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
-    throw new DomainError(400, "VALIDATION_ERROR", "Validation failed", {
+    throw new DomainError("invalid", "VALIDATION_ERROR", "Validation failed", {
       fields: fieldErrors(result.error),
     });
   }
@@ -125,9 +125,14 @@ function withIds(handler: (c: AdminContext, ids: Record<string, string>) => Prom
       else fields.push({ path: name, message: "Expected an id (UUID)", code: "invalid_format" });
     }
     if (fields.length > 0) {
-      throw new DomainError(400, "VALIDATION_ERROR", `Malformed ${fields.map((f) => f.path).join(", ")}`, {
-        fields,
-      });
+      throw new DomainError(
+        "invalid",
+        "VALIDATION_ERROR",
+        `Malformed ${fields.map((f) => f.path).join(", ")}`,
+        {
+          fields,
+        },
+      );
     }
     return await handler(c, ids);
   };

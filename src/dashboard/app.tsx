@@ -3,6 +3,7 @@ import type { Child } from "hono/jsx";
 import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
 import { clientAddress } from "@/http/client-address.ts";
+import { statusOf } from "@/http/errors.ts";
 import { signIn, signOut } from "@/domain/oauth/consent.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { type DashboardMember, projectMember } from "@/domain/dashboard/access.ts";
@@ -60,7 +61,7 @@ export async function notFoundPage(c: Context<AppEnv>, s: SignedIn | null) {
 
 export async function refusedPage(c: Context<AppEnv>, s: SignedIn, member: DashboardMember, err: unknown) {
   if (!(err instanceof DomainError)) throw err;
-  const status = ([400, 403, 404, 409, 422, 429] as const).find((x) => x === err.status) ?? 400;
+  const status = ([400, 403, 404, 409, 422, 429] as const).find((x) => x === statusOf(err)) ?? 400;
   return await page(
     c,
     { title: "Action refused", user: s.user, csrf: s.csrf, member },

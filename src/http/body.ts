@@ -66,7 +66,7 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
     const limiter = bodyLimit({
       maxSize: limit,
       onError: () => {
-        throw new DomainError(413, "PAYLOAD_TOO_LARGE", `Request body exceeds ${limit} bytes`, {
+        throw new DomainError("too_large", "PAYLOAD_TOO_LARGE", `Request body exceeds ${limit} bytes`, {
           maxBytes: limit,
         });
       },
@@ -76,18 +76,23 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
       if (OAUTH_TOKEN_PATHS.has(c.req.path) && !JSON_TYPE.test(type)) return await next();
       if (FORM_TYPE.test(type) && isFormPath(c.req.path)) return await next();
       if (!JSON_TYPE.test(type)) {
-        throw new DomainError(415, "VALIDATION_ERROR", "Content-Type must be application/json", {
-          contentType: type || null,
-          fields: [{
-            path: "(header) content-type",
-            message: "Expected application/json",
-            code: "invalid_type",
-          }],
-        });
+        throw new DomainError(
+          "unsupported_media",
+          "VALIDATION_ERROR",
+          "Content-Type must be application/json",
+          {
+            contentType: type || null,
+            fields: [{
+              path: "(header) content-type",
+              message: "Expected application/json",
+              code: "invalid_type",
+            }],
+          },
+        );
       }
       if (jsonDepth(await c.req.text(), MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
         const message = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
-        throw new DomainError(400, "VALIDATION_ERROR", message, {
+        throw new DomainError("invalid", "VALIDATION_ERROR", message, {
           target: "json",
           maxDepth: MAX_JSON_DEPTH,
           fields: [{ path: "(root)", message, code: "too_deep" }],

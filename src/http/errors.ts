@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import { DomainError, recovery, type RefusalKind } from "@/domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
@@ -11,11 +11,55 @@ export function errorBody(code: string, message: string, details?: Record<string
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
+/** The HTTP status of each kind of refusal: the REST surface's one mapping. */
+const STATUS_OF = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported_media: 415,
+  unprocessable: 422,
+  limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const satisfies Record<RefusalKind, number>;
+
+/** The HTTP status of a refusal. */
+export function statusOf(err: DomainError): (typeof STATUS_OF)[RefusalKind] {
+  return STATUS_OF[err.kind];
+}
+
+/** The response headers the spec ties to a refusal: Retry-After, rate and ledger-stale headers. */
+export function refusalHeaders(err: DomainError): Record<string, string> {
+  const { retryAfterSeconds, rate, endpoint, staleReason } = err.limits;
+  const headers: Record<string, string> = {};
+  if (retryAfterSeconds !== undefined) headers["Retry-After"] = String(retryAfterSeconds);
+  if (rate) {
+    headers["X-RateLimit-Limit"] = rate.limit === null ? "unlimited" : String(rate.limit);
+    headers["X-RateLimit-Remaining"] = "0";
+    headers["X-RateLimit-Reset"] = String(Math.ceil(rate.resetAt.getTime() / 1000));
+    headers["X-Burst-Remaining"] = String(rate.burstRemaining);
+  }
+  if (endpoint) {
+    headers["X-RateLimit-Endpoint"] = endpoint.name;
+    headers["X-RateLimit-Window"] = endpoint.window;
+  }
+  if (staleReason !== undefined) headers["X-Ledger-Stale-Reason"] = staleReason;
+  return headers;
+}
+
+/** A refusal's `error` object: `{ code, message, details? }`. */
+export function errorObject(err: DomainError) {
+  return errorBody(err.code, err.message, err.details).error;
+}
+
 /** The one place that turns a thrown error into the spec's error shape. */
 export function errorResponse(err: unknown, c: Context<AppEnv>): Response {
   if (err instanceof DomainError) {
-    for (const [name, value] of Object.entries(err.headers)) c.header(name, value);
-    return c.json(errorBody(err.code, err.message, err.details), err.status);
+    for (const [name, value] of Object.entries(refusalHeaders(err))) c.header(name, value);
+    return c.json(errorBody(err.code, err.message, err.details), statusOf(err));
   }
   if (err instanceof HTTPException) {
     const status = err.status;

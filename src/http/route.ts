@@ -65,7 +65,7 @@ function policyMiddleware(method: string, policy: RoutePolicy): MiddlewareHandle
       try {
         await c.req.json();
       } catch {
-        throw new DomainError(400, policy.invalidCode, "Malformed JSON in request body");
+        throw new DomainError("invalid", policy.invalidCode, "Malformed JSON in request body");
       }
     }
     if ((policy.auth ?? "bearer") === "none") return await next();

@@ -63,7 +63,7 @@ export function unstorableStrings(root: unknown): FieldError[] {
 
 function refuse(target: "json" | "query" | "param", fields: FieldError[]): never {
   const first = fields[0]!;
-  throw new DomainError(400, "VALIDATION_ERROR", `Invalid ${first.path}: ${first.message}`, {
+  throw new DomainError("invalid", "VALIDATION_ERROR", `Invalid ${first.path}: ${first.message}`, {
     target,
     fields,
   });

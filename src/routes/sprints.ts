@@ -14,15 +14,13 @@ import {
   SprintPatchResponse,
 } from "@/contracts/sprints.ts";
 import { assignTicketToSprint } from "@/domain/sprints/assign.ts";
-import { fixSprintFieldsRecovery, listSprintsRecovery } from "@/domain/sprints/common.ts";
+import { sprintValidationRefusal } from "@/domain/sprints/common.ts";
 import { createSprint } from "@/domain/sprints/create.ts";
 import { currentSprint, getSprint, listSprints } from "@/domain/sprints/read.ts";
 import { patchSprint } from "@/domain/sprints/update.ts";
-import type { Recovery } from "@/domain/shared/errors.ts";
-import { resolveRefRecovery } from "@/domain/tickets/refs.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
-import { errorBody, fieldErrors } from "@/http/errors.ts";
+import { fieldErrors } from "@/http/errors.ts";
 import { defineRoute, handle, type ValidationHook } from "@/http/route.ts";
 
 const TAGS = ["Sprints"];
@@ -127,27 +125,10 @@ const assignRoute = defineRoute({
   },
 }, { scope: "write:sprint", cost: 2 });
 
-/** Which recovery a validation failure of these routes carries, from the fields that failed. */
-function recoveryFor(paths: string[], target: string): Recovery {
-  if (paths.some((p) => p.startsWith("sprintId"))) return listSprintsRecovery();
-  if (paths.some((p) => p.startsWith("ticketId"))) return resolveRefRecovery("<ticketId>");
-  return target === "param" ? listSprintsRecovery() : fixSprintFieldsRecovery;
-}
-
 /** The usual 400 VALIDATION_ERROR, plus the spec's recovery (FIX_SPRINT_FIELDS, LIST_SPRINTS, RESOLVE_TICKET_REF). */
-const sprintHook: ValidationHook = (result, c) => {
+const sprintHook: ValidationHook = (result) => {
   if (result.success) return undefined;
-  const fields = fieldErrors(result.error);
-  const first = fields[0];
-  const target = result.target ?? "json";
-  return c.json(
-    errorBody("VALIDATION_ERROR", first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
-      target,
-      fields,
-      recovery: recoveryFor(fields.map((f) => f.path), target),
-    }),
-    400,
-  );
+  throw sprintValidationRefusal(fieldErrors(result.error), result.target ?? "json");
 };
 
 export function registerSprints(api: OpenAPIHono<AppEnv>): void {

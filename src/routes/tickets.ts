@@ -24,8 +24,9 @@ import {
   TicketIdParam,
 } from "@/contracts/tickets.ts";
 import {
-  agentFirstRefusal,
-  LEGACY_CREATE_HEADER,
+  createRefusal,
+  LEGACY_CREATE_DEPRECATED_AT,
+  LEGACY_CREATE_SUNSET,
   legacyCreateAccepted,
   legacyCreateDeprecation,
 } from "@/domain/tickets/agent-first.ts";
@@ -40,7 +41,7 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
 import { actorCtx, type AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
-import { fieldErrors } from "@/http/errors.ts";
+import { errorObject, fieldErrors, statusOf } from "@/http/errors.ts";
 import { defineRoute, handle } from "@/http/route.ts";
 import { validationHook } from "@/http/validation.ts";
 
@@ -238,20 +239,7 @@ export function parseCreateRow(raw: unknown): BatchRow {
 }
 
 function createValidationError(raw: unknown, error: ZodError) {
-  const fields = fieldErrors(error);
-  const missing = missingAgentFirst(raw);
-  if (missing.length > 0) {
-    return agentFirstRefusal(
-      raw,
-      missing,
-      fields.filter((f) => !missing.includes(f.path.split(".")[0] ?? "")),
-    );
-  }
-  const first = fields[0];
-  return fail.validation(first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
-    target: "json",
-    fields,
-  });
+  return createRefusal(raw, missingAgentFirst(raw), fieldErrors(error));
 }
 
 async function respondCreate(
@@ -263,10 +251,14 @@ async function respondCreate(
   const outcome = await createTicket(ctx, input, "single");
   const res = await createTicketResponse(ctx, outcome);
   if (missing.length === 0) return ok(c, res.data, res.created ? 201 : 200);
-  const deprecation = legacyCreateDeprecation(missing);
-  for (const [name, value] of Object.entries(deprecation.headers)) c.header(name, value);
-  return ok(c, { ...res.data, deprecation: deprecation.body }, res.created ? 201 : 200);
+  // RFC 9745 Deprecation and RFC 8594 Sunset.
+  c.header("Deprecation", `@${Math.floor(LEGACY_CREATE_DEPRECATED_AT.getTime() / 1000)}`);
+  c.header("Sunset", LEGACY_CREATE_SUNSET.toUTCString());
+  return ok(c, { ...res.data, deprecation: legacyCreateDeprecation(missing) }, res.created ? 201 : 200);
 }
+
+/** Request header by which an older client (built before the agent-first fields) identifies itself. */
+export const LEGACY_CREATE_HEADER = "X-Svc-Legacy-Create";
 
 type HookResult = { success: true } | { success: false; error: ZodError; target?: string; data?: unknown };
 
@@ -279,7 +271,8 @@ async function createHook(result: HookResult, c: Context<AppEnv>): Promise<Respo
   const missing = missingAgentFirst(result.data);
   if (missing.length === 0) return validationHook(result, c);
   const ctx = actorCtx(c.get("deps"), c.get("actor"));
-  if (legacyCreateAccepted(c.req.header(LEGACY_CREATE_HEADER), ctx.clock.now())) {
+  const legacy = ["1", "true"].includes((c.req.header(LEGACY_CREATE_HEADER) ?? "").trim().toLowerCase());
+  if (legacyCreateAccepted(legacy, ctx.clock.now())) {
     const relaxed = LegacyCreateTicketBody.safeParse(result.data);
     if (!relaxed.success) return validationHook({ success: false, error: relaxed.error, target: "json" }, c);
     return await respondCreate(c, ctx, relaxed.data, missing);
@@ -291,7 +284,14 @@ async function createHook(result: HookResult, c: Context<AppEnv>): Promise<Respo
 export function registerTickets(api: OpenAPIHono<AppEnv>): void {
   handle(api, createTicketRoute, ({ c, body, ctx }) => respondCreate(c, ctx, body), createHook);
   handle(api, batchTicketsRoute, async ({ c, body, ctx }) => {
-    return ok(c, await createBatch(ctx, body.tickets.map(parseCreateRow)));
+    const result = await createBatch(ctx, body.tickets.map(parseCreateRow));
+    const errors = result.errors.map(({ index, title, refusal }) => ({
+      index,
+      title,
+      status: statusOf(refusal),
+      error: errorObject(refusal),
+    }));
+    return ok(c, { ...result, errors });
   });
   handle(api, getTicketRoute, async ({ c, query, ctx }) => ok(c, await readTicket(ctx, query)));
   handle(api, boardRoute, async ({ c, query, ctx }) => ok(c, await readBoard(ctx, query)));

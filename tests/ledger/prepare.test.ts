@@ -2,10 +2,11 @@ import assert from "node:assert/strict";
 import { checkEntryType, entryBody, entryLabels } from "@/domain/ledger/validate.ts";
 import { LEDGER_LABELS } from "@/domain/ledger/labels.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
+import { statusOf } from "@/http/errors.ts";
 import { test } from "../helpers/mod.ts";
 
 const refused = (status: number, code: string) => (e: unknown) =>
-  e instanceof DomainError && e.status === status && e.code === code;
+  e instanceof DomainError && statusOf(e) === status && e.code === code;
 
 test("LEDGER-005 checkEntryType(): AGENT_JOINED is the service's only; lifecycle types also orchestrators'", () => {
   assert.throws(() => checkEntryType({ role: "orchestrator" }, "AGENT_JOINED"), refused(422, "INVALID"));

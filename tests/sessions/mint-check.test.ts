@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { checkMint } from "@/domain/subagents/mint.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
+import { statusOf } from "@/http/errors.ts";
 import { test } from "../helpers/mod.ts";
 
 const input = (role: "generator" | "evaluator" | "orchestrator") => ({ name: "w1", role, ttlHours: 24 });
-const refused = (status: number) => (e: unknown) => e instanceof DomainError && e.status === status;
+const refused = (status: number) => (e: unknown) => e instanceof DomainError && statusOf(e) === status;
 
 test("SUB-008 SUB-020 checkMint(): only a session token of the agent itself may mint", () => {
   assert.equal(checkMint({ kind: "session", subAgentName: null }, input("generator")), "generator");

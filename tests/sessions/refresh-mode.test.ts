@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type RefreshableToken, refreshMode } from "@/domain/sessions/refresh.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
+import { statusOf } from "@/http/errors.ts";
 import { test } from "../helpers/mod.ts";
 
 const now = new Date("2026-05-10T12:00:00Z");
@@ -26,7 +27,7 @@ function token(over: Partial<RefreshableToken> = {}): RefreshableToken {
   };
 }
 
-const cannot = (e: unknown) => e instanceof DomainError && e.status === 401 && e.code === "UNAUTHORIZED";
+const cannot = (e: unknown) => e instanceof DomainError && statusOf(e) === 401 && e.code === "UNAUTHORIZED";
 
 test("SESS-028 refreshMode(): live before expiry, grace up to 7 days after the earlier of hard and idle expiry", () => {
   assert.equal(refreshMode(token(), now), "live");

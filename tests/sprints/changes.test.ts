@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { SprintRow } from "@/domain/sprints/common.ts";
 import { sprintChanges } from "@/domain/sprints/update.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
+import { statusOf } from "@/http/errors.ts";
 import { test } from "../helpers/mod.ts";
 
 const now = new Date("2026-03-01T09:00:00Z");
@@ -29,7 +30,7 @@ test("SPRINT-009 sprintChanges(): completing stamps completed_at; an empty goal 
 test("SPRINT-019 sprintChanges(): a transition not in the state machine answers 422", () => {
   assert.throws(
     () => sprintChanges(sprint({ status: "complete" }), { status: "active" }, now),
-    (e) => e instanceof DomainError && e.status === 422 && e.details?.currentStatus === "complete",
+    (e) => e instanceof DomainError && statusOf(e) === 422 && e.details?.currentStatus === "complete",
   );
   assert.throws(
     () => sprintChanges(sprint({ status: "archived" }), { status: "cancelled" }, now),

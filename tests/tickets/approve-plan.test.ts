@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { checkApprovable, qaWarnings } from "@/domain/tickets/approve.ts";
 import type { Actor } from "@/domain/shared/actor.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
+import { statusOf } from "@/http/errors.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
 import { test } from "../helpers/mod.ts";
 
@@ -27,7 +28,7 @@ function refusedWith(fn: () => void, status: number, code: string): DomainError 
     caught = e;
   }
   assert.ok(caught instanceof DomainError, String(caught));
-  assert.equal(caught.status, status);
+  assert.equal(statusOf(caught), status);
   assert.equal(caught.code, code);
   return caught;
 }

@@ -10,6 +10,7 @@ import {
 } from "@/domain/tickets/patch-plan.ts";
 import type { Actor } from "@/domain/shared/actor.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
+import { statusOf } from "@/http/errors.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
 import { test } from "../helpers/mod.ts";
 
@@ -34,7 +35,7 @@ const ticket = (over: Partial<TicketRow> = {}) =>
 const patch = (over: Partial<PatchTicketInput>) => ({ ticketId: "t1", ...over }) as PatchTicketInput;
 
 function refused(fn: () => unknown, status: number, code: string) {
-  assert.throws(fn, (e) => e instanceof DomainError && e.status === status && e.code === code);
+  assert.throws(fn, (e) => e instanceof DomainError && statusOf(e) === status && e.code === code);
 }
 
 test("changedFields() counts fields, not ticketId, expectedStatus or false flags", () => {

@@ -1,23 +1,23 @@
-import type { AgentRole } from "@/db/tables/foundation.ts";
-import type { Actor, ActorKind } from "@/domain/shared/actor.ts";
+import type { DbOrTrx } from "@/db/database.ts";
+import type { Actor } from "@/domain/shared/actor.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hashToken } from "@/domain/shared/crypto.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
-import { SUBAGENT_SCOPES } from "./scopes.ts";
+import {
+  actorOf,
+  asSubAgent,
+  type Identity,
+  identityOf,
+  OPEN_SESSION_STATUSES,
+  tokenKindOf,
+  type TokenRow,
+} from "./token-check.ts";
 import { looksLikeJwt } from "@/domain/oauth/access-token.ts";
 import { authenticateOAuth } from "@/domain/oauth/actor.ts";
-import {
-  API_KEY_PREFIX,
-  nextIdleExpiry,
-  SESSION_BURST_LIMIT,
-  SESSION_BURST_WINDOW_MS,
-  SESSION_TOKEN_PREFIX,
-  SUBAGENT_TOKEN_PREFIX,
-} from "./token-policy.ts";
+import { nextIdleExpiry, SESSION_BURST_LIMIT, SESSION_BURST_WINDOW_MS } from "./token-policy.ts";
 
 export const SUB_AGENT_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const OPEN_STATUSES = ["active", "awaiting_input", "error"] as const;
 
 /**
  * The one refusal for a token that does not work: unknown, malformed, expired (7-day limit or idle),
@@ -60,7 +60,32 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
   const kind = tokenKindOf(token);
   if (!kind) throw rejected();
   const now = ctx.clock.now();
-  const row = await ctx.db
+  const row = await loadToken(ctx.db, token);
+  let identity = row ? identityOf(row, kind, now) : null;
+  if (!row || !identity) throw rejected();
+  if (kind.actorKind === "session" && input.subAgentHeader !== undefined) {
+    identity = await subAgentIdentity(ctx.db, row.agentId, input.subAgentHeader, identity);
+  }
+
+  // The burst count and the idle refresh are independent writes: one round trip instead of two.
+  const [burst] = await Promise.all([
+    kind.actorKind === "session"
+      ? hitCounter(ctx.db, `sess:${row.tokenId}`, SESSION_BURST_WINDOW_MS, now)
+      : Promise.resolve(null),
+    row.idleExpiresAt
+      ? ctx.db.updateTable("tokens")
+        .set({ last_used_at: now, idle_expires_at: nextIdleExpiry(now, row.expiresAt) })
+        .where("id", "=", row.tokenId).execute()
+      : Promise.resolve(),
+  ]);
+  if (burst && burst.count > SESSION_BURST_LIMIT) throw sessionBurstRefusal();
+  return actorOf(row, kind, identity);
+}
+
+/** The token by its hash, with its agent, project, organization, session, parent token and sub-agent. */
+async function loadToken(db: DbOrTrx, token: string): Promise<TokenRow | undefined> {
+  const hash = await hashToken(token);
+  return db
     .selectFrom("tokens as t")
     .innerJoin("agents as a", "a.id", "t.agent_id")
     .innerJoin("projects as p", "p.id", "t.project_id")
@@ -96,82 +121,24 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
       "o.status as orgStatus",
       "s.status as sessionStatus",
     ])
-    .where("t.token_hash", "=", await hashToken(token))
+    .where("t.token_hash", "=", hash)
     .executeTakeFirst();
-  if (!row || row.kind !== kind.tokenKind) throw rejected();
-  if (row.revokedAt) throw rejected();
-  if (row.expiresAt && row.expiresAt <= now) throw rejected();
-  if (row.idleExpiresAt && row.idleExpiresAt <= now) throw rejected();
-  if (row.agentStatus === "revoked") throw rejected();
-  if (row.projectStatus !== "active") throw rejected();
-  if (row.orgStatus !== "active") throw rejected();
-  if (row.sessionId && !(OPEN_STATUSES as readonly string[]).includes(row.sessionStatus ?? "")) {
-    throw rejected();
-  }
-  let role: AgentRole = row.role;
-  let scopes = row.scopes;
-  let subAgentName = row.subAgentName;
-  let sessionId = row.sessionId;
-  if (kind.actorKind === "subagent") {
-    if (row.parentRevokedAt || !row.subAgentRole || row.subAgentRevokedAt) throw rejected();
-    role = row.subAgentRole;
-  }
-
-  if (kind.actorKind === "session" && input.subAgentHeader !== undefined) {
-    const name = input.subAgentHeader;
-    if (!SUB_AGENT_NAME.test(name)) throw fail.unauthorized("Malformed X-Svc-SubAgent");
-    const sub = await ctx.db.selectFrom("sub_agents").select(["name", "role"])
-      .where("parent_agent_id", "=", row.agentId).where("name", "=", name).where("revoked_at", "is", null)
-      .executeTakeFirst();
-    if (!sub) throw fail.unauthorized(`Sub-agent "${name}" is not registered`);
-    const own = await ctx.db.selectFrom("sessions").select("id").where("agent_id", "=", row.agentId)
-      .where("sub_agent_name", "=", sub.name).where("status", "in", [...OPEN_STATUSES])
-      .orderBy("started_at", "desc").limit(1).executeTakeFirst();
-    subAgentName = sub.name;
-    role = sub.role;
-    // Acting as a sub-agent never grants more than a sub-agent token would carry.
-    scopes = (scopes.length === 0 ? [...SUBAGENT_SCOPES] : scopes)
-      .filter((s) => (SUBAGENT_SCOPES as string[]).includes(s));
-    sessionId = own?.id ?? null;
-  }
-
-  // The burst count and the idle refresh are independent writes: one round trip instead of two.
-  const [burst] = await Promise.all([
-    kind.actorKind === "session"
-      ? hitCounter(ctx.db, `sess:${row.tokenId}`, SESSION_BURST_WINDOW_MS, now)
-      : Promise.resolve(null),
-    row.idleExpiresAt
-      ? ctx.db.updateTable("tokens")
-        .set({ last_used_at: now, idle_expires_at: nextIdleExpiry(now, row.expiresAt) })
-        .where("id", "=", row.tokenId).execute()
-      : Promise.resolve(),
-  ]);
-  if (burst && burst.count > SESSION_BURST_LIMIT) throw sessionBurstRefusal();
-
-  return {
-    kind: kind.actorKind,
-    tokenKind: row.kind,
-    tokenId: row.tokenId,
-    agentId: row.agentId,
-    agentName: row.agentName,
-    platform: row.platform,
-    role,
-    projectId: row.projectId,
-    orgId: row.orgId,
-    plan: row.plan,
-    scopes,
-    sessionId,
-    subAgentName,
-    tokenCreatedAt: row.createdAt,
-    tokenExpiresAt: row.expiresAt,
-  };
 }
 
-function tokenKindOf(
-  token: string,
-): { tokenKind: "session" | "subagent" | "api_key"; actorKind: ActorKind } | null {
-  if (token.startsWith(SESSION_TOKEN_PREFIX)) return { tokenKind: "session", actorKind: "session" };
-  if (token.startsWith(SUBAGENT_TOKEN_PREFIX)) return { tokenKind: "subagent", actorKind: "subagent" };
-  if (token.startsWith(API_KEY_PREFIX)) return { tokenKind: "api_key", actorKind: "api_key" };
-  return null;
+/** `X-Svc-SubAgent` on a session token: the named, unrevoked sub-agent of the token's agent, or 401. */
+async function subAgentIdentity(
+  db: DbOrTrx,
+  agentId: string,
+  name: string,
+  identity: Identity,
+): Promise<Identity> {
+  if (!SUB_AGENT_NAME.test(name)) throw fail.unauthorized("Malformed X-Svc-SubAgent");
+  const sub = await db.selectFrom("sub_agents").select(["name", "role"])
+    .where("parent_agent_id", "=", agentId).where("name", "=", name).where("revoked_at", "is", null)
+    .executeTakeFirst();
+  if (!sub) throw fail.unauthorized(`Sub-agent "${name}" is not registered`);
+  const own = await db.selectFrom("sessions").select("id").where("agent_id", "=", agentId)
+    .where("sub_agent_name", "=", sub.name).where("status", "in", [...OPEN_SESSION_STATUSES])
+    .orderBy("started_at", "desc").limit(1).executeTakeFirst();
+  return asSubAgent(identity, sub, own?.id ?? null);
 }

@@ -28,15 +28,11 @@ export async function chargeBriefWrite(ctx: ActorCtx): Promise<void> {
     if (count > window.limit && !refusal) {
       const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
       refusal = new DomainError(
-        429,
+        "limited",
         "ENDPOINT_RATE_LIMITED",
         `More than ${window.limit} ${ENDPOINT} calls in one ${window.name}; retry after ${retryAfter} s`,
         { endpoint: ENDPOINT, window: window.name, limit: window.limit, retryAfterSeconds: retryAfter },
-        {
-          "Retry-After": String(retryAfter),
-          "X-RateLimit-Endpoint": ENDPOINT,
-          "X-RateLimit-Window": window.name,
-        },
+        { retryAfterSeconds: retryAfter, endpoint: { name: ENDPOINT, window: window.name } },
       );
     }
   }

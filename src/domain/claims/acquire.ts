@@ -260,7 +260,7 @@ function view(file: string, claimedAt: Date, expiresAt: Date): ClaimView {
 export function conflictError(conflicts: ClaimConflict[]): DomainError {
   const names = [...new Set(conflicts.map((c) => c.claimantName))].join(", ");
   return new DomainError(
-    409,
+    "conflict",
     "CONFLICT",
     `Cannot claim ${conflicts.map((c) => c.file).join(", ")}: held by ${names}. Nothing was claimed.`,
     { conflicts },

@@ -1,4 +1,4 @@
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import type { ContextLedgerEntry as ContextLedgerEntrySchema } from "@/contracts/context.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { LedgerType } from "@/db/tables/work.ts";

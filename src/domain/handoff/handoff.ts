@@ -278,7 +278,7 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
   const written = await db.transaction().execute((trx) => writeHandoff(trx, at, plan)).catch(async (err) => {
     // A concurrent handoff of the same session won the race (its commit moved the ticket or closed the
     // session under this one, which rolled back): answer as the repeat would (HAND-040), not 409.
-    if (err instanceof DomainError && err.status === 409 && await hasDone(db, session.id)) return null;
+    if (err instanceof DomainError && err.kind === "conflict" && await hasDone(db, session.id)) return null;
     throw err;
   });
   if (written === null) return duplicate(db, actor.projectId);

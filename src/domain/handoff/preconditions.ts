@@ -82,7 +82,7 @@ export function checkTicketForHandoff(
   }
   if (NEVER_STARTED.includes(ticket.status)) {
     throw new DomainError(
-      422,
+      "unprocessable",
       "INVALID_TRANSITION",
       `Cannot hand off "${name}": it was never started (status ${ticket.status})`,
       { currentStatus: ticket.status, validTransitions: [], recovery: beginTicket(ticket.id) },
@@ -97,7 +97,7 @@ export function checkTicketForHandoff(
   if (ticket.status !== "in_progress" && !isReviewStatus(ticket.status)) {
     const blocked = ticket.status === "blocked";
     throw new DomainError(
-      422,
+      "unprocessable",
       "INVALID_TRANSITION",
       `Cannot hand off "${name}": status ${ticket.status} is neither in progress nor in review`,
       {

@@ -31,7 +31,7 @@ export async function assertBackpressure(
   if (count <= budget.limit) return;
   const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
   throw new DomainError(
-    429,
+    "limited",
     "BACKPRESSURE",
     `Too many ${budget.label}: at most ${budget.limit} per ${budget.windowMs / 60_000} minute(s); slow down`,
     {
@@ -46,6 +46,6 @@ export async function assertBackpressure(
         payloadHint: null,
       },
     },
-    { "Retry-After": String(retryAfter) },
+    { retryAfterSeconds: retryAfter },
   );
 }

@@ -21,7 +21,7 @@ export interface BatchItemResult {
 export async function appendBatch(ctx: ActorCtx, entries: Record<string, unknown>[]) {
   if (entries.length > MAX_BATCH) {
     throw new DomainError(
-      422,
+      "unprocessable",
       "VALIDATION_ERROR",
       `At most ${MAX_BATCH} entries per batch (got ${entries.length})`,
       {

@@ -1,4 +1,4 @@
-import type { z } from "@hono/zod-openapi";
+import type { z } from "zod";
 import type { LedgerEntrySchema } from "@/contracts/ledger.ts";
 import type { Selectable } from "kysely";
 import type { LedgerEntriesTable } from "@/db/tables/work.ts";

@@ -100,7 +100,7 @@ export function judgeFreshness(raw: unknown, now: Date, prefix = ""): void {
     ticketSince !== null ? `in-progress ticket ${row.ticket_ref}` : null,
   ].filter(Boolean).join(" and ");
   throw new DomainError(
-    429,
+    "limited",
     "LEDGER_STALE",
     `You hold ${holding} and have not written a ledger entry for ${minutesSilent} minutes ` +
       `(threshold ${thresholdMinutes}): log your progress (POST /ledger) before anything else`,
@@ -119,7 +119,7 @@ export function judgeFreshness(raw: unknown, now: Date, prefix = ""): void {
         },
       },
     },
-    { "X-Ledger-Stale-Reason": reason, "Retry-After": "1" },
+    { staleReason: reason, retryAfterSeconds: 1 },
   );
 }
 

@@ -41,13 +41,13 @@ function truncate(text: string): string {
 /** Who may write which type: some types are the service's only, lifecycle ones also orchestrators'. */
 export function checkEntryType(actor: Pick<Actor, "role">, type: LedgerEntryInput["type"]): void {
   if (SERVICE_ONLY.has(type)) {
-    throw new DomainError(422, "INVALID", `${type} entries are written by the service only`, {
+    throw new DomainError("unprocessable", "INVALID", `${type} entries are written by the service only`, {
       field: "type",
     });
   }
   if (ORCHESTRATOR_LIFECYCLE.has(type) && actor.role !== "orchestrator") {
     throw new DomainError(
-      422,
+      "unprocessable",
       "INVALID",
       `${type} entries are written by the service, or by orchestrators for their sub-agents`,
       { field: "type", actualRole: actor.role },
@@ -98,7 +98,7 @@ export function entryLabels(labels: string[] | undefined): string[] {
   const unique = [...new Set(labels ?? [])];
   const unknown = unknownLabels(unique);
   if (unknown.length > 0) {
-    throw new DomainError(422, "INVALID", `Unknown ledger label(s): ${unknown.join(", ")}`, {
+    throw new DomainError("unprocessable", "INVALID", `Unknown ledger label(s): ${unknown.join(", ")}`, {
       field: "labels",
       unknownLabels: unknown,
       validLabels: [...LEDGER_LABELS],

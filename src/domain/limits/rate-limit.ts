@@ -97,16 +97,13 @@ export function judgeRate(plan: Plan, counts: ChargedCounts, now: Date): RateSta
 function rateLimited(state: RateState, now: Date, resetAt: Date): DomainError {
   const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
   return new DomainError(
-    429,
+    "limited",
     "RATE_LIMITED",
     "Rate limit exceeded; retry after the window resets",
     undefined,
     {
-      "Retry-After": String(retryAfter),
-      "X-RateLimit-Limit": state.limit === null ? "unlimited" : String(state.limit),
-      "X-RateLimit-Remaining": "0",
-      "X-RateLimit-Reset": String(Math.ceil(resetAt.getTime() / 1000)),
-      "X-Burst-Remaining": String(state.burstRemaining),
+      retryAfterSeconds: retryAfter,
+      rate: { limit: state.limit, resetAt, burstRemaining: state.burstRemaining },
     },
   );
 }

@@ -220,5 +220,5 @@ export async function createApiKey(
 async function requireProject(ctx: OperatorCtx, projectId: string): Promise<void> {
   const project = await ctx.db.selectFrom("projects").select("id").where("id", "=", projectId)
     .executeTakeFirst();
-  if (!project) throw new DomainError(404, "NOT_FOUND", `Project "${projectId}" not found`);
+  if (!project) throw new DomainError("not_found", "NOT_FOUND", `Project "${projectId}" not found`);
 }

@@ -25,9 +25,14 @@ function encodeCursor(p: Position): string {
 
 function decodeCursor(cursor: string): Position {
   const bad = () =>
-    new DomainError(400, "VALIDATION_ERROR", "Malformed cursor: pass meta.nextCursor of the previous page", {
-      fields: [{ path: "cursor", message: "Malformed cursor", code: "invalid_format" }],
-    });
+    new DomainError(
+      "invalid",
+      "VALIDATION_ERROR",
+      "Malformed cursor: pass meta.nextCursor of the previous page",
+      {
+        fields: [{ path: "cursor", message: "Malformed cursor", code: "invalid_format" }],
+      },
+    );
   let text: string;
   try {
     text = atob(cursor.replace(/-/g, "+").replace(/_/g, "/"));

@@ -1,7 +1,6 @@
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { AgentRole, Plan } from "@/db/tables/foundation.ts";
-import { toJson } from "@/db/tables/types.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { projectPhase, workqueue } from "@/domain/projects/overview.ts";
 import { completeOpenSessions, openPairingSession } from "@/domain/sessions/open.ts";
@@ -9,8 +8,8 @@ import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { hitCounter } from "@/domain/shared/counters.ts";
 import { hashPairingCode, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
-import { CODE_MAX_STRIKES, CODE_REUSE_WINDOW_MS, normalizeCode } from "./codes.ts";
-import { inferCompany } from "./company.ts";
+import { CODE_MAX_STRIKES, normalizeCode } from "./codes.ts";
+import { agentProfile, codeUseOf, passwordRequired, targetRefusal, wrongPassword } from "./connect-plan.ts";
 import { pairingContext } from "./pairing-context.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
@@ -51,9 +50,14 @@ class LostRace extends Error {
 }
 
 function invalidCode(): DomainError {
-  return new DomainError(401, "INVALID_CODE", "Pairing code is unknown, expired, used or invalidated", {
-    recovery: newCodeRecovery,
-  });
+  return new DomainError(
+    "unauthenticated",
+    "INVALID_CODE",
+    "Pairing code is unknown, expired, used or invalidated",
+    {
+      recovery: newCodeRecovery,
+    },
+  );
 }
 
 /**
@@ -68,9 +72,15 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
     const attempts = await hitCounter(ctx.db, `pair:ip:${clientIp}`, PAIRING_IP_WINDOW_MS, now);
     if (attempts.count > PAIRING_ATTEMPTS_PER_IP) {
       const retryAfter = Math.max(1, Math.ceil((attempts.resetAt.getTime() - now.getTime()) / 1000));
-      throw new DomainError(429, "RATE_LIMITED", "Too many pairing attempts from this address", undefined, {
-        "Retry-After": String(retryAfter),
-      });
+      throw new DomainError(
+        "limited",
+        "RATE_LIMITED",
+        "Too many pairing attempts from this address",
+        undefined,
+        {
+          retryAfterSeconds: retryAfter,
+        },
+      );
     }
     try {
       return await connectWithCode(ctx, input, now);
@@ -84,135 +94,33 @@ export async function connect(ctx: ServiceCtx, input: ConnectInput, clientIp: st
   } catch (err) {
     if (err instanceof DomainError) throw err;
     console.error("pairing unavailable:", loggableError(err));
-    throw new DomainError(503, "SERVICE_UNAVAILABLE", "Pairing is unavailable right now", {
+    throw new DomainError("unavailable", "SERVICE_UNAVAILABLE", "Pairing is unavailable right now", {
       recovery: recovery("RETRY_LATER", "POST /pair/connect", "Retry in a few seconds", { code: "<code>" }),
-    }, { "Retry-After": "5" });
+    }, { retryAfterSeconds: 5 });
   }
 }
 
 async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) {
-  const code = await ctx.db.selectFrom("pairing_codes").selectAll()
-    .where("code_hash", "=", hashPairingCode(normalizeCode(input.code))).executeTakeFirst();
-  if (!code || code.invalidated_at || code.strikes >= CODE_MAX_STRIKES) throw invalidCode();
-
-  const project = await ctx.db.selectFrom("projects").selectAll().where("id", "=", code.project_id)
-    .executeTakeFirst();
-  if (!project) {
-    const orgGone = code.org_id &&
-      !(await ctx.db.selectFrom("organizations").select("id").where("id", "=", code.org_id)
-        .executeTakeFirst());
-    if (orgGone) throw new DomainError(404, "ORG_NOT_FOUND", "The code's organization no longer exists");
-    throw new DomainError(404, "PROJECT_NOT_FOUND", "The code's project no longer exists");
-  }
-  const org = await ctx.db.selectFrom("organizations").selectAll().where("id", "=", project.org_id)
-    .executeTakeFirst();
-  if (!org) throw new DomainError(404, "ORG_NOT_FOUND", "The code's organization no longer exists");
-  if (project.status !== "active") {
-    throw new DomainError(403, "PROJECT_INACTIVE", `Project "${project.name}" is ${project.status}`);
-  }
-  if (org.status !== "active") throw new DomainError(403, "ORG_SUSPENDED", "The organization is suspended");
-
+  const { code, project, org } = await loadCode(ctx, input.code);
   const requestedName = code.agent_name ?? input.agentName ?? null;
-  let reconnect = false;
-  if (code.first_used_at) {
-    const consumer = code.consumed_by_agent_id
-      ? await ctx.db.selectFrom("agents").select(["id", "name"]).where("id", "=", code.consumed_by_agent_id)
-        .executeTakeFirst()
-      : undefined;
-    const sameAgent = consumer !== undefined &&
-      (code.agent_id !== null ||
-        (requestedName !== null && requestedName.toLowerCase() === consumer.name.toLowerCase()));
-    const inWindow = now.getTime() - code.first_used_at.getTime() <= CODE_REUSE_WINDOW_MS;
-    if (!sameAgent || !inWindow) {
-      await strike(ctx, code.id);
-      throw invalidCode();
-    }
-    reconnect = true;
-  } else if (code.expires_at <= now) {
-    throw invalidCode();
-  }
-
+  const consumer = code.first_used_at && code.consumed_by_agent_id
+    ? await ctx.db.selectFrom("agents").select(["id", "name"]).where("id", "=", code.consumed_by_agent_id)
+      .executeTakeFirst()
+    : undefined;
+  const use = codeUseOf(code, consumer, requestedName, now);
+  if (use === "strike") await strike(ctx, code.id);
+  if (use === "strike" || use === "expired") throw invalidCode();
+  const reconnect = use === "reconnect";
   if (project.password_hash) {
-    if (!input.password) {
-      throw new DomainError(401, "PASSWORD_REQUIRED", "This project needs its pairing password", {
-        recovery: recovery(
-          "RETRY_WITH_PASSWORD",
-          "POST /pair/connect",
-          "Send the project's pairing password",
-          {
-            code: input.code,
-            password: "<project password>",
-          },
-        ),
-      });
-    }
+    if (!input.password) throw passwordRequired(input.code);
     if (!(await verifyPassword(input.password, project.password_hash))) {
       await strike(ctx, code.id);
-      throw new DomainError(403, "INVALID_PASSWORD", "Wrong pairing password; the code was not consumed", {
-        recovery: recovery("RETRY_WITH_PASSWORD", "POST /pair/connect", "Check the password and retry", {
-          code: input.code,
-          password: "<project password>",
-        }),
-      });
+      throw wrongPassword(input.code);
     }
   }
-
-  const result = await ctx.db.transaction().execute(async (trx) => {
-    if (!reconnect) {
-      const consumed = await trx.updateTable("pairing_codes").set({ first_used_at: now })
-        .where("id", "=", code.id).where("first_used_at", "is", null).returning("id").executeTakeFirst();
-      if (!consumed) throw new LostRace();
-    }
-    const agent = reconnect
-      ? await trx.selectFrom("agents").selectAll().where("id", "=", code.consumed_by_agent_id!)
-        .executeTakeFirstOrThrow()
-      : await resolveAgent(trx, {
-        projectId: project.id,
-        codeAgentId: code.agent_id,
-        name: requestedName ?? `agent-${randomSecret(3).toLowerCase()}`,
-        role: code.role,
-        plan: org.plan,
-        now,
-      });
-    if (agent.status === "revoked") {
-      throw new DomainError(403, "AGENT_REVOKED", `Agent "${agent.name}" has been revoked`, {
-        recovery: newCodeRecovery,
-      });
-    }
-    // A code minted for a platform and model (orchestrator or admin) fixes them; otherwise the agent says.
-    const platform = code.platform ?? input.platform ?? agent.platform;
-    await trx.updateTable("agents").set({
-      platform,
-      model: code.model ?? input.model ?? agent.model,
-      company: input.company ?? inferCompany(platform) ?? agent.company,
-      ...(input.capabilities ? { capabilities: toJson(input.capabilities) } : {}),
-      ...(input.partnerManagedSessionId ? { partner_managed_session_id: input.partnerManagedSessionId } : {}),
-      status: "active",
-      last_seen_at: now,
-    }).where("id", "=", agent.id).execute();
-    if (!reconnect) {
-      await trx.updateTable("pairing_codes").set({ consumed_by_agent_id: agent.id }).where("id", "=", code.id)
-        .execute();
-    }
-    await completeOpenSessions(trx, agent.id, now);
-    const session = await openPairingSession(trx, {
-      projectId: project.id,
-      agentId: agent.id,
-      role: agent.role,
-      now,
-    });
-    await writeSystemEntry(trx, {
-      projectId: project.id,
-      type: "AGENT_JOINED",
-      content: `${agent.name} ${reconnect ? "reconnected" : "joined"} (${platform ?? "unknown platform"})`,
-      agentId: agent.id,
-      sessionId: session.sessionId,
-      payload: { platform, role: agent.role, reconnected: reconnect },
-      now,
-    });
-    return { agent: { ...agent, platform }, session };
-  });
-
+  const result = await ctx.db.transaction().execute((trx) =>
+    pairAgent(trx, { code, project, org, input, requestedName, reconnect, now })
+  );
   const phase = await projectPhase(ctx.db, project.id);
   const context = await pairingContext(ctx.db, {
     projectId: project.id,
@@ -221,21 +129,120 @@ async function connectWithCode(ctx: ServiceCtx, input: ConnectInput, now: Date) 
     briefVersion: project.brief_version,
     brief: project.brief,
   });
-  const base = ctx.publicUrl;
+  const queue = await workqueue(ctx.db, project.id, project.ticket_prefix);
+  return connectResponse(ctx.publicUrl, { project, phase, context, queue, reconnect, ...result });
+}
+
+/** The usable code, its project and organization; refuses an unknown or dead code, then a dead target. */
+async function loadCode(ctx: ServiceCtx, rawCode: string) {
+  const code = await ctx.db.selectFrom("pairing_codes").selectAll()
+    .where("code_hash", "=", hashPairingCode(normalizeCode(rawCode))).executeTakeFirst();
+  if (!code || code.invalidated_at || code.strikes >= CODE_MAX_STRIKES) throw invalidCode();
+  const project = await ctx.db.selectFrom("projects").selectAll().where("id", "=", code.project_id)
+    .executeTakeFirst();
+  if (!project) {
+    const orgGone = code.org_id &&
+      !(await ctx.db.selectFrom("organizations").select("id").where("id", "=", code.org_id)
+        .executeTakeFirst());
+    if (orgGone) {
+      throw new DomainError("not_found", "ORG_NOT_FOUND", "The code's organization no longer exists");
+    }
+    throw new DomainError("not_found", "PROJECT_NOT_FOUND", "The code's project no longer exists");
+  }
+  const org = await ctx.db.selectFrom("organizations").selectAll().where("id", "=", project.org_id)
+    .executeTakeFirst();
+  const refusal = targetRefusal(project, org);
+  if (refusal || !org) throw refusal;
+  return { code, project, org };
+}
+type Loaded = Awaited<ReturnType<typeof loadCode>>;
+
+interface PairWrite extends Loaded {
+  input: ConnectInput;
+  requestedName: string | null;
+  reconnect: boolean;
+  now: Date;
+}
+
+/** In one transaction: consume the code (or lose the race), resolve and update the agent, open its session. */
+async function pairAgent(trx: Trx, w: PairWrite) {
+  const { code, project, reconnect, now } = w;
+  if (!reconnect) {
+    const consumed = await trx.updateTable("pairing_codes").set({ first_used_at: now })
+      .where("id", "=", code.id).where("first_used_at", "is", null).returning("id").executeTakeFirst();
+    if (!consumed) throw new LostRace();
+  }
+  const agent = reconnect
+    ? await trx.selectFrom("agents").selectAll().where("id", "=", code.consumed_by_agent_id!)
+      .executeTakeFirstOrThrow()
+    : await resolveAgent(trx, {
+      projectId: project.id,
+      codeAgentId: code.agent_id,
+      name: w.requestedName ?? `agent-${randomSecret(3).toLowerCase()}`,
+      role: code.role,
+      plan: w.org.plan,
+      now,
+    });
+  if (agent.status === "revoked") {
+    throw new DomainError("forbidden", "AGENT_REVOKED", `Agent "${agent.name}" has been revoked`, {
+      recovery: newCodeRecovery,
+    });
+  }
+  const profile = agentProfile(code, w.input, agent);
+  const platform = profile.platform;
+  await trx.updateTable("agents").set({ ...profile, status: "active", last_seen_at: now })
+    .where("id", "=", agent.id).execute();
+  if (!reconnect) {
+    await trx.updateTable("pairing_codes").set({ consumed_by_agent_id: agent.id }).where("id", "=", code.id)
+      .execute();
+  }
+  await completeOpenSessions(trx, agent.id, now);
+  const session = await openPairingSession(trx, {
+    projectId: project.id,
+    agentId: agent.id,
+    role: agent.role,
+    now,
+  });
+  await writeSystemEntry(trx, {
+    projectId: project.id,
+    type: "AGENT_JOINED",
+    content: `${agent.name} ${reconnect ? "reconnected" : "joined"} (${platform ?? "unknown platform"})`,
+    agentId: agent.id,
+    sessionId: session.sessionId,
+    payload: { platform, role: agent.role, reconnected: reconnect },
+    now,
+  });
+  return { agent: { ...agent, platform }, session };
+}
+
+/** PAIR-018: the /pair/connect data. */
+function connectResponse(
+  base: string,
+  r: {
+    project: Loaded["project"];
+    phase: Awaited<ReturnType<typeof projectPhase>>;
+    context: Awaited<ReturnType<typeof pairingContext>>;
+    queue: Awaited<ReturnType<typeof workqueue>>;
+    reconnect: boolean;
+    agent: { id: string; name: string; platform: string | null; role: AgentRole };
+    session: { sessionToken: string; sessionId: string };
+  },
+) {
+  const { project, agent, reconnect } = r;
   return {
     status: reconnect ? "reconnected" as const : "connected" as const,
-    sessionToken: result.session.sessionToken,
-    sessionId: result.session.sessionId,
-    agent: { id: result.agent.id, name: result.agent.name, platform: result.agent.platform },
-    project: { id: project.id, name: project.name, phase: phase.phase, subphase: phase.subphase },
+    sessionToken: r.session.sessionToken,
+    sessionId: r.session.sessionId,
+    agent: { id: agent.id, name: agent.name, platform: agent.platform },
+    project: { id: project.id, name: project.name, phase: r.phase.phase, subphase: r.phase.subphase },
     docsUrl: `${base}/docs`,
     issuesUrl: `${base}/api/issue`,
     schemaUrl: `${base}/openapi.json`,
     mcpUrl: `${base}/mcp`,
     ticketPrefix: project.ticket_prefix,
-    context,
-    workqueue: await workqueue(ctx.db, project.id, project.ticket_prefix),
-    message: `${reconnect ? "Reconnected" : "Connected"} as ${result.agent.name} (${result.agent.role}) to ` +
+    context: r.context,
+    workqueue: r.queue,
+    message: `${reconnect ? "Reconnected" : "Connected"} as ${agent.name} (${agent.role}) to ` +
       `${project.name}. Send "Authorization: Bearer <sessionToken>" and start with GET /api/context.`,
   };
 }
@@ -265,7 +272,11 @@ async function resolveAgent(
     const agent = await trx.selectFrom("agents").selectAll().where("id", "=", input.codeAgentId)
       .executeTakeFirst();
     if (!agent) {
-      throw new DomainError(404, "AGENT_NOT_FOUND", "The agent this code was issued for no longer exists");
+      throw new DomainError(
+        "not_found",
+        "AGENT_NOT_FOUND",
+        "The agent this code was issued for no longer exists",
+      );
     }
     if (agent.status !== "revoked" && agent.role !== input.role) {
       await trx.updateTable("agents").set({ role: input.role }).where("id", "=", agent.id).execute();
@@ -290,7 +301,7 @@ async function resolveAgent(
       .where("project_id", "=", input.projectId).where("status", "!=", "revoked").executeTakeFirstOrThrow();
     if (count >= limit) {
       throw new DomainError(
-        403,
+        "forbidden",
         "AGENT_LIMIT",
         `The project already has ${count} agents, the ${input.plan} plan's limit`,
         {

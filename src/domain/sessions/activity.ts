@@ -45,11 +45,11 @@ export async function postActivity(ctx: ActorCtx, sessionId: string, input: Acti
   if (hits.count > ACTIVITY_CAP) {
     const retryAfter = Math.max(1, Math.ceil((hits.resetAt.getTime() - now.getTime()) / 1000));
     throw new DomainError(
-      429,
+      "limited",
       "BACKPRESSURE",
       `More than ${ACTIVITY_CAP} activities in 5 minutes on this session; slow down`,
       { limit: ACTIVITY_CAP, windowSeconds: ACTIVITY_WINDOW_MS / 1000, retryAfterSeconds: retryAfter },
-      { "Retry-After": String(retryAfter) },
+      { retryAfterSeconds: retryAfter },
     );
   }
   const status = statusAfter(input.type);

@@ -4,9 +4,6 @@ import { isUuid } from "@/domain/tickets/refs.ts";
 import { boardReviewStatus, isReviewStatus } from "@/domain/handoff/review-mode.ts";
 import { closeSessions } from "./close.ts";
 
-/** HTTP status of PRECONDITION_FAILED (operator decision: well-formed but refused by a rule). */
-export const PRECONDITION_FAILED_STATUS = 422;
-
 /** Closeout items, in the order they are checked and reported. */
 export const CLOSEOUT_ITEMS = [
   "ticket_linked",
@@ -118,7 +115,7 @@ export async function completeSession(ctx: ActorCtx, input: { sessionId: string 
     const terminal = ticket !== undefined && (ticket.status === "done" || ticket.status === "cancelled");
     const unfixable = missing.every((i) => i === "no_blocked_entry" || (i === "ticket_status" && terminal));
     throw new DomainError(
-      PRECONDITION_FAILED_STATUS,
+      "unprocessable", // PRECONDITION_FAILED: well-formed but refused by a rule (operator decision)
       "PRECONDITION_FAILED",
       `Cannot complete session "${session.id}": closeout outstanding (${missing.join(", ")})`,
       {

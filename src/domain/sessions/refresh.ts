@@ -127,11 +127,11 @@ async function limitRefreshes(db: DbOrTrx, agentId: string, now: Date): Promise<
   if (hits.count <= REFRESHES_PER_HOUR) return;
   const retryAfterSeconds = Math.max(1, Math.ceil((hits.resetAt.getTime() - now.getTime()) / 1000));
   throw new DomainError(
-    429,
+    "limited",
     "RATE_LIMITED",
     `More than ${REFRESHES_PER_HOUR} session refreshes in an hour for this agent`,
     { retryAfterSeconds },
-    { "Retry-After": String(retryAfterSeconds) },
+    { retryAfterSeconds },
   );
 }
 

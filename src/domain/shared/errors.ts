@@ -6,31 +6,69 @@ export interface Recovery {
   hint: string;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+/**
+ * What kind of refusal an error is. The domain says what went wrong; each surface maps the kind once
+ * (REST: an HTTP status in src/http/errors.ts; MCP forwards REST's answer).
+ */
+export type RefusalKind =
+  | "invalid" // malformed or missing input
+  | "unauthenticated" // no valid credentials
+  | "forbidden" // valid credentials, not allowed
+  | "not_found"
+  | "conflict" // the state changed or is held by someone else
+  | "too_large"
+  | "unsupported_media"
+  | "unprocessable" // well-formed, refused by a rule
+  | "limited" // over a rate, burst or backpressure budget
+  | "internal"
+  | "unavailable"; // the database (or another dependency) is unreachable
+
+/** What a limit refusal knows about the caller's budget; REST turns it into its rate headers. */
+export interface RefusalLimits {
+  /** Seconds until a retry can succeed (REST: Retry-After). */
+  retryAfterSeconds?: number | undefined;
+  /** The plan window at refusal time (REST: X-RateLimit-Limit/Remaining/Reset, X-Burst-Remaining). */
+  rate?: { limit: number | null; resetAt: Date; burstRemaining: number } | undefined;
+  /** A per-endpoint limit (REST: X-RateLimit-Endpoint, X-RateLimit-Window). */
+  endpoint?: { name: string; window: string } | undefined;
+  /** Why the caller's ledger counts as stale (REST: X-Ledger-Stale-Reason). */
+  staleReason?: string | undefined;
+}
 
 /**
- * A refusal with a code from the spec. Domain verbs throw it; every surface maps it once.
- * `headers` carries response headers the spec ties to the refusal (Retry-After, X-Ledger-Stale-Reason...).
+ * A refusal with a code from the spec. Domain verbs throw it; every surface maps it once. It carries
+ * no transport detail: `kind` says what went wrong, `details` (with `recovery`) what to do, `limits`
+ * when to retry.
  */
 export class DomainError extends Error {
-  readonly status: ErrorStatus;
+  readonly kind: RefusalKind;
   readonly code: string;
   readonly details: Record<string, unknown> | undefined;
-  readonly headers: Record<string, string>;
+  readonly limits: RefusalLimits;
 
   constructor(
-    status: ErrorStatus,
+    kind: RefusalKind,
     code: string,
     message: string,
     details?: Record<string, unknown>,
-    headers: Record<string, string> = {},
+    limits: RefusalLimits = {},
   ) {
     super(message);
     this.name = "DomainError";
-    this.status = status;
+    this.kind = kind;
     this.code = code;
     this.details = details;
-    this.headers = headers;
+    this.limits = limits;
+  }
+
+  /** `details.recovery`, when the refusal names one. */
+  get recovery(): Recovery | undefined {
+    return this.details?.recovery as Recovery | undefined;
+  }
+
+  /** Seconds until a retry can succeed, when the refusal knows. */
+  get retryAfterSeconds(): number | undefined {
+    return this.limits.retryAfterSeconds;
   }
 }
 
@@ -48,14 +86,15 @@ type Details = Record<string, unknown>;
 /** Shorthands for the common refusals. `details` may include `recovery`. */
 export const fail = {
   validation: (message: string, details?: Details) =>
-    new DomainError(400, "VALIDATION_ERROR", message, details),
+    new DomainError("invalid", "VALIDATION_ERROR", message, details),
   unprocessable: (message: string, details?: Details, code = "VALIDATION_ERROR") =>
-    new DomainError(422, code, message, details),
+    new DomainError("unprocessable", code, message, details),
   unauthorized: (message = "Missing or invalid credentials", details?: Details) =>
-    new DomainError(401, "UNAUTHORIZED", message, details),
-  forbidden: (message: string, details?: Details) => new DomainError(403, "FORBIDDEN", message, details),
+    new DomainError("unauthenticated", "UNAUTHORIZED", message, details),
+  forbidden: (message: string, details?: Details) =>
+    new DomainError("forbidden", "FORBIDDEN", message, details),
   notFound: (message: string, details?: Details, code = "NOT_FOUND") =>
-    new DomainError(404, code, message, details),
+    new DomainError("not_found", code, message, details),
   conflict: (message: string, details?: Details, code = "CONFLICT") =>
-    new DomainError(409, code, message, details),
+    new DomainError("conflict", code, message, details),
 };

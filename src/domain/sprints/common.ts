@@ -1,7 +1,9 @@
 import type { Selectable } from "kysely";
 import type { SprintsTable } from "@/db/tables/work.ts";
 import type { Actor } from "@/domain/shared/actor.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import { resolveRefRecovery } from "@/domain/tickets/refs.ts";
+import type { FieldError } from "@/shared/field-errors.ts";
 
 export type SprintRow = Selectable<SprintsTable>;
 
@@ -63,4 +65,25 @@ export function assertSprintWriter(actor: Actor): void {
       ),
     });
   }
+}
+
+/**
+ * The 400 VALIDATION_ERROR of a sprint route, with the spec's recovery chosen from the fields that
+ * failed: LIST_SPRINTS for a sprint id, RESOLVE_TICKET_REF for a ticket id, else FIX_SPRINT_FIELDS.
+ */
+export function sprintValidationRefusal(fields: FieldError[], target: string): DomainError {
+  const paths = fields.map((f) => f.path);
+  const first = fields[0];
+  const recovery = paths.some((p) => p.startsWith("sprintId"))
+    ? listSprintsRecovery()
+    : paths.some((p) => p.startsWith("ticketId"))
+    ? resolveRefRecovery("<ticketId>")
+    : target === "param"
+    ? listSprintsRecovery()
+    : fixSprintFieldsRecovery;
+  return fail.validation(first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
+    target,
+    fields,
+    recovery,
+  });
 }

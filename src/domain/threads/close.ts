@@ -23,7 +23,7 @@ export async function closeThread(ctx: ActorCtx, threadId: string, input: { outc
     const exists = await trx.selectFrom("threads").select("id").where("id", "=", threadId)
       .where("project_id", "=", actor.projectId).executeTakeFirst();
     if (!exists) {
-      throw new DomainError(404, "INVALID", `Cannot close: no thread "${threadId}" in this project`, {
+      throw new DomainError("not_found", "INVALID", `Cannot close: no thread "${threadId}" in this project`, {
         threadId,
       });
     }

@@ -8,7 +8,7 @@ export async function assertThreadsEnabled(db: DbOrTrx, projectId: string): Prom
   const project = await db.selectFrom("projects").select("settings").where("id", "=", projectId)
     .executeTakeFirstOrThrow();
   if (project.settings?.threadsEnabled === false) {
-    throw new DomainError(404, "FEATURE_DISABLED", "Threads are disabled for this project", {
+    throw new DomainError("not_found", "FEATURE_DISABLED", "Threads are disabled for this project", {
       feature: "threads",
       setting: "threadsEnabled",
     });
@@ -41,7 +41,7 @@ export async function chargeThreadAction(
   if (count <= budget.limit) return;
   const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
   throw new DomainError(
-    429,
+    "limited",
     "BACKPRESSURE",
     `Too many ${budget.label}: at most ${budget.limit} per 5 minutes; slow down`,
     {
@@ -56,6 +56,6 @@ export async function chargeThreadAction(
         payloadHint: null,
       },
     },
-    { "Retry-After": String(retryAfter) },
+    { retryAfterSeconds: retryAfter },
   );
 }

@@ -21,12 +21,12 @@ export async function replyToThread(ctx: ActorCtx, threadId: string, input: { co
       .where("id", "=", threadId).where("project_id", "=", actor.projectId)
       .forUpdate().executeTakeFirst();
     if (!thread) {
-      throw new DomainError(404, "INVALID", `Cannot reply: no thread "${threadId}" in this project`, {
+      throw new DomainError("not_found", "INVALID", `Cannot reply: no thread "${threadId}" in this project`, {
         threadId,
       });
     }
     if (thread.status === "closed") {
-      throw new DomainError(422, "INVALID", "Cannot reply to a closed thread; reopen it first", {
+      throw new DomainError("unprocessable", "INVALID", "Cannot reply to a closed thread; reopen it first", {
         threadId,
         status: "closed",
         recovery: {

@@ -1,4 +1,5 @@
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import type { FieldError } from "@/shared/field-errors.ts";
 
 const PATH_IN_TEXT = /(?:^|[\s`'"(])((?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s`'",):;])/g;
 
@@ -69,32 +70,45 @@ export function agentFirstRefusal(
   });
 }
 
-/** Request header by which an older client (built before the agent-first fields) identifies itself. */
-export const LEGACY_CREATE_HEADER = "X-Svc-Legacy-Create";
 /** When the transition period began (RFC 9745 `Deprecation`) and ends (RFC 8594 `Sunset`). */
 export const LEGACY_CREATE_DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
 export const LEGACY_CREATE_SUNSET = new Date("2027-07-01T00:00:00Z");
 
-/** An older client is accepted without agent-first fields while the service clock is before the sunset. */
-export function legacyCreateAccepted(header: string | undefined, now: Date): boolean {
-  return header !== undefined && ["1", "true"].includes(header.trim().toLowerCase()) &&
-    now < LEGACY_CREATE_SUNSET;
+/**
+ * An older client (one that says it was built before the agent-first fields) is accepted without them
+ * while the service clock is before the sunset.
+ */
+export function legacyCreateAccepted(declaresLegacy: boolean, now: Date): boolean {
+  return declaresLegacy && now < LEGACY_CREATE_SUNSET;
 }
 
-/** Response headers and `deprecation` object of a create accepted from an older client. */
+/** The `deprecation` object of a create accepted from an older client. */
 export function legacyCreateDeprecation(missing: string[]) {
   return {
-    headers: {
-      Deprecation: `@${Math.floor(LEGACY_CREATE_DEPRECATED_AT.getTime() / 1000)}`,
-      Sunset: LEGACY_CREATE_SUNSET.toUTCString(),
-    },
-    body: {
-      missing,
-      deprecatedSince: LEGACY_CREATE_DEPRECATED_AT.toISOString(),
-      sunset: LEGACY_CREATE_SUNSET.toISOString(),
-      message: `Creates without ${missing.join(", ")} stop being accepted on ${
-        LEGACY_CREATE_SUNSET.toISOString().slice(0, 10)
-      }: send expectedFiles, doneDefinition, verificationCommand and riskClass`,
-    },
+    missing,
+    deprecatedSince: LEGACY_CREATE_DEPRECATED_AT.toISOString(),
+    sunset: LEGACY_CREATE_SUNSET.toISOString(),
+    message: `Creates without ${missing.join(", ")} stop being accepted on ${
+      LEGACY_CREATE_SUNSET.toISOString().slice(0, 10)
+    }: send expectedFiles, doneDefinition, verificationCommand and riskClass`,
   };
+}
+
+/**
+ * The refusal of a create body that failed validation: without agent-first fields, the
+ * ADD_REQUIRED_FIELDS refusal (its other field errors alongside); otherwise the first field's 400.
+ */
+export function createRefusal(raw: unknown, missing: string[], fields: FieldError[]): DomainError {
+  if (missing.length > 0) {
+    return agentFirstRefusal(
+      raw,
+      missing,
+      fields.filter((f) => !missing.includes(f.path.split(".")[0] ?? "")),
+    );
+  }
+  const first = fields[0];
+  return fail.validation(first ? `Invalid ${first.path}: ${first.message}` : "Validation failed", {
+    target: "json",
+    fields,
+  });
 }

@@ -26,7 +26,7 @@ export interface ApproveInput {
 
 /** 404 for a path id that is not a ticket of the project (paths take the UUID, never the key). */
 export function pathTicketNotFound(ref: string): DomainError {
-  return new DomainError(404, "TICKET_NOT_FOUND", `Cannot find ticket "${ref}" in this project`, {
+  return new DomainError("not_found", "TICKET_NOT_FOUND", `Cannot find ticket "${ref}" in this project`, {
     ref,
     recovery: isUuid(ref) ? resolveRefRecovery(ref) : recovery(
       "RESOLVE_TICKET_REF",
@@ -74,7 +74,7 @@ export function checkApprovable(
   if (isTerminal(ticket.status)) throw invalidTransitionError(project.settings, ticket.status, "done");
   if (!isReviewStatus(ticket.status)) {
     throw new DomainError(
-      422,
+      "unprocessable",
       "INVALID_TRANSITION",
       `Only a ticket in review can be approved; it is "${ticket.status}"`,
       {

@@ -23,11 +23,11 @@ export interface BatchCreated {
   idempotent?: true;
 }
 
+/** A row that was not created, with its refusal (the surface maps it to a status and an error). */
 export interface BatchError {
   index: number;
   title: string | null;
-  status: number;
-  error: { code: string; message: string; details?: Record<string, unknown> };
+  refusal: DomainError;
 }
 
 /**
@@ -65,22 +65,13 @@ export async function createBatch(ctx: ActorCtx, rows: BatchRow[]) {
       }
       const refusal = err instanceof DomainError
         ? err
-        : new DomainError(500, "INTERNAL", "Unexpected failure creating this row; retry it");
+        : new DomainError("internal", "INTERNAL", "Unexpected failure creating this row; retry it");
       errors.push(errorItem(index, row.input.title, refusal));
     }
   }
   return { created, errors, total: rows.length };
 }
 
-function errorItem(index: number, title: string | null, err: DomainError): BatchError {
-  return {
-    index,
-    title,
-    status: err.status,
-    error: {
-      code: err.code,
-      message: err.message,
-      ...(err.details ? { details: err.details } : {}),
-    },
-  };
+function errorItem(index: number, title: string | null, refusal: DomainError): BatchError {
+  return { index, title, refusal };
 }

@@ -26,7 +26,7 @@ export function relationOf(actor: Actor, ticket: TicketRow): Relation {
 export function assertNotHumanOnly(ticket: TicketRow): void {
   if (!ticket.human_only) return;
   throw new DomainError(
-    403,
+    "forbidden",
     "VALIDATION_ERROR",
     "This ticket is human-only: agents cannot change or move it",
     {

@@ -18,8 +18,12 @@ export function resolveRefRecovery(ref: string) {
   );
 }
 
-export function ticketNotFound(ref: string, status: 404 | 422 = 404, code = "TICKET_NOT_FOUND"): DomainError {
-  return new DomainError(status, code, `Cannot find ticket "${ref}" in this project`, {
+export function ticketNotFound(
+  ref: string,
+  kind: "not_found" | "unprocessable" = "not_found",
+  code = "TICKET_NOT_FOUND",
+): DomainError {
+  return new DomainError(kind, code, `Cannot find ticket "${ref}" in this project`, {
     ref,
     recovery: resolveRefRecovery(ref),
   });

@@ -88,17 +88,22 @@ export function planAction(
       return need(true, "backlog");
     case "submit_for_review": {
       if (target === null) {
-        throw new DomainError(422, "INVALID_TRANSITION", "This board has no review column to submit to", {
-          from,
-          action,
-          validTransitions: validTransitions(settings, from),
-          recovery: recovery(
-            "USE_VALID_TRANSITION",
-            "PATCH /ticket",
-            "Move the ticket with a status the board knows; it has neither in_review nor review",
-            null,
-          ),
-        });
+        throw new DomainError(
+          "unprocessable",
+          "INVALID_TRANSITION",
+          "This board has no review column to submit to",
+          {
+            from,
+            action,
+            validTransitions: validTransitions(settings, from),
+            recovery: recovery(
+              "USE_VALID_TRANSITION",
+              "PATCH /ticket",
+              "Move the ticket with a status the board knows; it has neither in_review nor review",
+              null,
+            ),
+          },
+        );
       }
       const started = !(UNSTARTED_STATUSES as readonly string[]).includes(from) && from !== "blocked";
       return need(started && !isReviewerStatus(from), target);
@@ -172,7 +177,7 @@ export function checkDirectDone(mode: ReviewMode, ticket: TicketRow, to: string)
   if (to !== "done" || mode === "light") return;
   const inReview = isReviewStatus(ticket.status);
   throw new DomainError(
-    403,
+    "forbidden",
     "FORBIDDEN",
     inReview
       ? `Review mode "${mode}": a reviewed ticket is approved through the approve endpoint, not moved to done`
@@ -218,7 +223,7 @@ export function checkCriteria(
   const criteria = ticket.acceptance_criteria;
   if (criteria.length === 0) {
     throw new DomainError(
-      400,
+      "invalid",
       "VALIDATION_ERROR",
       `Review mode "${mode}": the ticket has no acceptance criteria; add some before starting it`,
       {
@@ -235,7 +240,7 @@ export function checkCriteria(
   }
   if (ticket.criteria_acknowledged_at === null) {
     throw new DomainError(
-      400,
+      "invalid",
       "VALIDATION_ERROR",
       `Review mode "${mode}": acknowledge the ticket's ${criteria.length} acceptance criteria before starting it`,
       {
@@ -266,7 +271,7 @@ export async function checkTested(
     .where("type", "in", ["TESTED", "VERIFIED"]).limit(1).executeTakeFirst();
   if (entry) return;
   throw new DomainError(
-    400,
+    "invalid",
     "VALIDATION_ERROR",
     `Review mode "${mode}": moving the ticket to "${to}" needs a TESTED or VERIFIED ledger entry on it`,
     {
@@ -306,7 +311,7 @@ export function checkReviewHandoff(ticket: TicketRow, to: string, handoff: Revie
   const fields = missingHandoffFields(handoff);
   if (fields.length === 0) return;
   throw new DomainError(
-    400,
+    "invalid",
     "REVIEW_HANDOFF_MISSING",
     `Moving the ticket to "${to}" needs a review handoff; missing: ${fields.join(", ")}`,
     {

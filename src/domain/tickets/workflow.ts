@@ -120,16 +120,21 @@ export function reviewColumn(settings: ProjectSettings): string | null {
 
 export function unknownStatusError(settings: ProjectSettings, status: string): DomainError {
   const validStatuses = boardColumns(settings);
-  return new DomainError(400, "VALIDATION_ERROR", `Unknown status "${status}" on this project's board`, {
-    status,
-    validStatuses,
-    recovery: recovery(
-      "USE_VALID_STATUS",
-      "PATCH /ticket",
-      `Use one of the board's statuses: ${validStatuses.join(", ")}`,
-      { ticketId: "<ticket id or key>", status: `<one of ${validStatuses.join("|")}>` },
-    ),
-  });
+  return new DomainError(
+    "invalid",
+    "VALIDATION_ERROR",
+    `Unknown status "${status}" on this project's board`,
+    {
+      status,
+      validStatuses,
+      recovery: recovery(
+        "USE_VALID_STATUS",
+        "PATCH /ticket",
+        `Use one of the board's statuses: ${validStatuses.join(", ")}`,
+        { ticketId: "<ticket id or key>", status: `<one of ${validStatuses.join("|")}>` },
+      ),
+    },
+  );
 }
 
 export function invalidTransitionError(
@@ -142,20 +147,25 @@ export function invalidTransitionError(
   const hint = validTransitions_.length === 0
     ? `"${from}" is terminal: the ticket cannot move any more`
     : `From "${from}" the ticket may move to: ${validTransitions_.join(", ")}`;
-  return new DomainError(422, "INVALID_TRANSITION", `Cannot move a ticket from "${from}" to "${to}"`, {
-    from,
-    to,
-    validTransitions: validTransitions_,
-    ...extra,
-    recovery: recovery(
-      "USE_VALID_TRANSITION",
-      "PATCH /ticket",
-      hint,
-      validTransitions_.length === 0
-        ? null
-        : { ticketId: "<ticket id or key>", status: `<one of ${validTransitions_.join("|")}>` },
-    ),
-  });
+  return new DomainError(
+    "unprocessable",
+    "INVALID_TRANSITION",
+    `Cannot move a ticket from "${from}" to "${to}"`,
+    {
+      from,
+      to,
+      validTransitions: validTransitions_,
+      ...extra,
+      recovery: recovery(
+        "USE_VALID_TRANSITION",
+        "PATCH /ticket",
+        hint,
+        validTransitions_.length === 0
+          ? null
+          : { ticketId: "<ticket id or key>", status: `<one of ${validTransitions_.join("|")}>` },
+      ),
+    },
+  );
 }
 
 /** Guard 6: the ticket is no longer in the status the write was decided on. */
@@ -166,7 +176,7 @@ export function statusConflictError(
   message?: string,
 ): DomainError {
   return new DomainError(
-    409,
+    "conflict",
     "CONFLICT",
     message ??
       (observedStatus === null
