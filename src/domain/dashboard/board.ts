@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { STALE_TICKET_MS } from "@/domain/ledger/stale.ts";
 import { priorityOf } from "@/domain/tickets/serialize.ts";
@@ -108,36 +109,64 @@ export async function dashboardBoard(
     .leftJoin("agents as rv", "rv.id", "r.reviewer_agent_id")
     .selectAll("r").select(["a.name as assignee_name", "rv.name as reviewer_name"])
     .orderBy("r.number", "desc").execute();
-  const staleBefore = now.getTime() - STALE_TICKET_MS;
-  const cards = rows.map((r): BoardCard => {
-    const quiet = r.last_ledger_at ?? r.status_changed_at;
-    return {
-      id: r.id,
-      key: `${project.prefix}-${r.number}`,
-      number: r.number,
-      title: r.title,
-      status: r.status,
-      type: r.type,
-      priority: priorityOf(r.tags),
-      tags: r.tags,
-      assigneeName: r.assignee_name === null
-        ? null
-        : r.sub_agent_name
-        ? `${r.assignee_name}/${r.sub_agent_name}`
-        : r.assignee_name,
-      reviewerName: r.reviewer_name,
-      reviewState: isReviewStatus(r.status) ? "in review" : r.last_review,
-      stale: r.status === "in_progress" && new Date(quiet).getTime() < staleBefore,
-      humanOnly: r.human_only,
-    };
-  });
-  const statuses = boardColumns(project.settings);
+  const cards = rows.map((r) => boardCard(r, project.prefix, now));
+  const columns = boardColumnsOf(project.settings, counts, cards);
+  const hasMore = columns.some((c) => c.total > (page + 1) * BOARD_PAGE_SIZE);
+  return { columns, page, pageSize: BOARD_PAGE_SIZE, hasMore, sprints, agents };
+}
+
+/** A card row as the board query reads it. */
+interface CardRow {
+  id: string;
+  number: number;
+  title: string;
+  status: string;
+  type: string | null;
+  tags: string[];
+  sub_agent_name: string | null;
+  human_only: boolean;
+  status_changed_at: Date;
+  last_ledger_at: Date | null;
+  last_review: string | null;
+  assignee_name: string | null;
+  reviewer_name: string | null;
+}
+
+/** One ticket card: key, names, review state, and the stale marker (in progress, quiet too long). */
+export function boardCard(r: CardRow, prefix: string, now: Date): BoardCard {
+  const quiet = r.last_ledger_at ?? r.status_changed_at;
+  return {
+    id: r.id,
+    key: `${prefix}-${r.number}`,
+    number: r.number,
+    title: r.title,
+    status: r.status,
+    type: r.type,
+    priority: priorityOf(r.tags),
+    tags: r.tags,
+    assigneeName: r.assignee_name === null
+      ? null
+      : r.sub_agent_name
+      ? `${r.assignee_name}/${r.sub_agent_name}`
+      : r.assignee_name,
+    reviewerName: r.reviewer_name,
+    reviewState: isReviewStatus(r.status) ? "in review" : r.last_review,
+    stale: r.status === "in_progress" && new Date(quiet).getTime() < now.getTime() - STALE_TICKET_MS,
+    humanOnly: r.human_only,
+  };
+}
+
+/** The workflow's columns (then any other status a ticket has), each with its total and its cards. */
+export function boardColumnsOf(
+  settings: ProjectSettings,
+  counts: { status: string; n: number }[],
+  cards: BoardCard[],
+): BoardColumn[] {
+  const statuses = boardColumns(settings);
   for (const c of counts) if (!statuses.includes(c.status)) statuses.push(c.status);
-  const columns = statuses.map((status) => ({
+  return statuses.map((status) => ({
     status,
     total: counts.find((c) => c.status === status)?.n ?? 0,
     cards: cards.filter((c) => c.status === status),
   }));
-  const hasMore = columns.some((c) => c.total > (page + 1) * BOARD_PAGE_SIZE);
-  return { columns, page, pageSize: BOARD_PAGE_SIZE, hasMore, sprints, agents };
 }
