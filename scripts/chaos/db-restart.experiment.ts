@@ -31,6 +31,7 @@ import {
 } from "./lib.ts";
 
 const AGENTS = Number(Deno.env.get("CHAOS_AGENTS") ?? 6);
+const LOOP_MIN_MS = 2_000;
 const BEFORE_MS = Number(Deno.env.get("CHAOS_BEFORE_MS") ?? 8_000);
 const OUTAGE_MS = Number(Deno.env.get("CHAOS_OUTAGE_MS") ?? 3_000);
 const AFTER_MS = Number(Deno.env.get("CHAOS_AFTER_MS") ?? 12_000);
@@ -40,7 +41,13 @@ const SHARED_FILES = ["src/shared/config.ts", "src/shared/db.ts", "src/shared/ht
 await experiment("db-restart", 110_000, async () => {
   const pg = await startPostgres();
   const svc = await startService({ DATABASE_URL: pg.url }, { quiet: true });
-  const projects = [await newProject(svc.base, "CHA"), await newProject(svc.base, "CHB")];
+  // One project per worker, and each loop paced to at least LOOP_MIN_MS: a project's burst budget
+  // (720 units a minute) then holds the loop's ~20 units at 30 loops a minute, so what the workers meet
+  // is the outage, not their own rate limit.
+  const projects: Awaited<ReturnType<typeof newProject>>[] = [];
+  for (let i = 0; i < AGENTS; i++) {
+    projects.push(await newProject(svc.base, `CH${String.fromCharCode(65 + i)}`));
+  }
   for (const { projectId } of projects) {
     const lead = agentOf(await pair(svc.base, projectId, "lead"), "lead");
     const brief = await request(svc.base, "PATCH", "/api/brief", {
@@ -84,7 +91,10 @@ await experiment("db-restart", 110_000, async () => {
 
   async function worker(index: number): Promise<void> {
     const { projectId } = projects[index % projects.length]!;
+    let loopStarted = performance.now();
     for (let n = 0; !stop; n++) {
+      if (n > 0) await sleep(Math.max(0, loopStarted + LOOP_MIN_MS - performance.now()));
+      loopStarted = performance.now();
       const name = `w${index}-${n}`;
       const paired = await step("pair", () => pair(svc.base, projectId, name));
       if (paired.status !== 200) continue;
