@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { DomainError } from "@/domain/shared/errors.ts";
+import { statusOf } from "@/http/errors.ts";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { insertTicket } from "../helpers/fixtures.ts";
 import { appendEntry } from "@/domain/ledger/append.ts";
@@ -187,9 +189,9 @@ test("LEDGER-018 with an OAuth token sessionId is required: 400 PROVIDE_SESSION_
   const ctx = { db: e.db, clock: e.clock, publicUrl: "http://localhost", actor };
   await assert.rejects(
     () => appendEntry(ctx, { type: "FOUND", content: "x" }, "single"),
-    (err: { status: number; code: string; details: { recovery: { action: string } } }) =>
-      err.status === 400 && err.code === "VALIDATION_ERROR" &&
-      err.details.recovery.action === "PROVIDE_SESSION_ID",
+    (err) =>
+      err instanceof DomainError && statusOf(err) === 400 && err.code === "VALIDATION_ERROR" &&
+      err.recovery?.action === "PROVIDE_SESSION_ID",
   );
   const written = await appendEntry(ctx, { type: "FOUND", content: "x", sessionId: a.sessionId }, "single");
   assert.equal((await stored(written.id)).session_id, a.sessionId);
