@@ -268,7 +268,10 @@ export interface Reply {
   ms: number;
 }
 
-/** One request; never throws. `timeoutMs` bounds it (default 15 s). */
+/**
+ * One request; never throws. `timeoutMs` bounds it (default 30 s: in CI the experiments run beside a test
+ * run, and a request the service answers slowly on a busy CPU is answered, not dropped).
+ */
 export async function request(
   base: string,
   method: string,
@@ -285,7 +288,7 @@ export async function request(
         ...options.headers,
       },
       body: options.body !== undefined ? JSON.stringify(options.body) : null,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
     });
     const text = await res.text();
     let body: unknown = null;
