@@ -1,5 +1,5 @@
 import { CompiledQuery, type Driver, Kysely, PGliteDialect } from "kysely";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "./postgres-js/index.js";
 import type { Database, Db } from "./database.ts";
@@ -21,7 +21,7 @@ export interface OpenedDatabase {
 export async function openDatabase(
   url: string | undefined,
   dataDir: string,
-  options: { loadDataDir?: Blob } = {},
+  options: { loadDataDir?: Blob; pglite?: Pick<PGliteOptions, "startParams" | "initDbStartParams"> } = {},
 ): Promise<OpenedDatabase> {
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const client = postgres(url, {
@@ -56,7 +56,10 @@ export async function openDatabase(
   let pglite: PGlite;
   if (url === "memory://") {
     // Tests start from a dump of an already migrated database: much faster than initdb each time.
-    pglite = options.loadDataDir ? new PGlite({ loadDataDir: options.loadDataDir }) : new PGlite();
+    pglite = new PGlite({
+      ...options.pglite,
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
   } else {
     await Deno.mkdir(dataDir, { recursive: true });
     pglite = new PGlite(`${dataDir.replace(/\/+$/, "")}/pgdata`);

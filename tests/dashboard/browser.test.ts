@@ -3,7 +3,7 @@
 // (its own cookies). Skips itself, saying so, only when no chromium binary exists.
 import assert from "node:assert/strict";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
-import { callOn, env, pairAgent, type TestEnv } from "../helpers/mod.ts";
+import { callOn, env, pairAgent, test, type TestEnv } from "../helpers/mod.ts";
 import { insertClaim, insertLedgerEntry, insertSprint, insertTicket } from "../helpers/fixtures.ts";
 import { type DashFixture, dashFixture, PASSWORD } from "./helpers.ts";
 import { CHROMIUM_ARGS, findChromium, serveApp } from "./browser.ts";
@@ -74,12 +74,9 @@ async function notReloaded(page: Page) {
   assert.equal(await page.evaluate("window.__noReload"), 1);
 }
 
-Deno.test({
-  name: "dashboard browser: sign in, every view, live updates over SSE, human actions, tenancy, XSS, a11y",
-  ignore: executablePath === null,
-  sanitizeOps: false,
-  sanitizeResources: false,
-  fn: async (t) => {
+test(
+  "dashboard browser: sign in, every view, live updates over SSE, human actions, tenancy, XSS, a11y",
+  async (t) => {
     const e = await env();
     const server = await serveApp(e);
     const browser = await chromium.launch({
@@ -375,4 +372,5 @@ Deno.test({
       await server.shutdown();
     }
   },
-});
+  { ignore: executablePath === null },
+);

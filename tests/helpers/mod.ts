@@ -4,17 +4,50 @@ import { ADMIN_TOKEN, startTestEnv, type TestEnv } from "./env.ts";
 
 export { ADMIN_TOKEN, type TestEnv };
 
-let shared: Promise<TestEnv> | null = null;
+/**
+ * The test file that registers tests now (set by shard.ts while it imports a file), and the one whose
+ * test runs now: several files share an isolate in a shard, and each keeps its own service.
+ */
+let registeringFile = "";
+let runningFile = "";
 
-/** The test file's service, started on first use and shared by its tests (each test makes its own project). */
+/** Called by shard.ts around each file it imports. */
+export function setRegisteringFile(file: string): void {
+  registeringFile = file;
+}
+
+let shared: { file: string; env: Promise<TestEnv> } | null = null;
+
+/**
+ * The test file's service, started on first use and shared by its tests (each test makes its own
+ * project). The first test of the next file in the same shard gets a fresh one; the previous closes.
+ */
 export function env(): Promise<TestEnv> {
-  shared ??= startTestEnv();
-  return shared;
+  if (shared?.file !== runningFile) {
+    const previous = shared;
+    shared = { file: runningFile, env: startTestEnv() };
+    previous?.env.then((e) => e.close()).catch(() => {});
+  }
+  return shared.env;
 }
 
 /** `Deno.test` without the op and resource sanitizers (database clients keep sockets open). */
-export function test(name: string, fn: () => Promise<void> | void): void {
-  Deno.test({ name, fn, sanitizeOps: false, sanitizeResources: false });
+export function test(
+  name: string,
+  fn: (t: Deno.TestContext) => Promise<void> | void,
+  options: { ignore?: boolean } = {},
+): void {
+  const file = registeringFile;
+  Deno.test({
+    name,
+    ...options,
+    fn: (t) => {
+      runningFile = file;
+      return fn(t);
+    },
+    sanitizeOps: false,
+    sanitizeResources: false,
+  });
 }
 
 export interface ApiResponse {

@@ -1,0 +1,3 @@
+import { runShard } from "../helpers/shard.ts";
+
+await runShard(6);
