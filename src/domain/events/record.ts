@@ -1,5 +1,6 @@
 import { sql } from "kysely";
-import type { Trx } from "@/db/database.ts";
+import type { OperationNodeSource } from "kysely";
+import type { DbOrTrx, Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 
 export interface EventInput {
@@ -43,4 +44,32 @@ export async function recordEvent(trx: Trx, input: EventInput): Promise<number> 
     created_at: input.now,
   }).execute();
   return seq;
+}
+
+/**
+ * One statement: `write` (an INSERT or UPDATE with RETURNING) and, when it wrote a row, the event it
+ * causes, numbered as `recordEvent` numbers it. A single statement is atomic and holds the cursor row's
+ * lock until it commits, so the exactly-once argument above holds unchanged; it saves the transaction's
+ * BEGIN, COMMIT and two round trips. Answers the written row (undefined when `write` wrote nothing, in
+ * which case no event is recorded either).
+ */
+export async function writeWithEvent<Row>(
+  db: DbOrTrx,
+  write: OperationNodeSource,
+  input: EventInput,
+): Promise<Row | undefined> {
+  const result = await sql<Row>`WITH w AS (${write}),
+    cur AS (
+      INSERT INTO event_cursors (project_id, seq) SELECT ${input.projectId}::uuid, 1 FROM w LIMIT 1
+      ON CONFLICT (project_id) DO UPDATE SET seq = event_cursors.seq + 1 RETURNING seq
+    ),
+    ev AS (
+      INSERT INTO events (project_id, seq, kind, entity_type, entity_id, agent_id, data, created_at)
+      SELECT ${input.projectId}::uuid, cur.seq, ${input.kind}::text, ${input.entityType}::text,
+        ${input.entityId}::text, ${input.agentId}::uuid, ${toJson(input.data)}::jsonb,
+        ${input.now}::timestamptz
+      FROM cur RETURNING seq
+    )
+    SELECT w.* FROM w`.execute(db);
+  return result.rows[0];
 }

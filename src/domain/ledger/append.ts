@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { LedgerEntryInput } from "@/contracts/ledger.ts";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { type EventInput, recordEvent } from "@/domain/events/record.ts";
+import { type EventInput, recordEvent, writeWithEvent } from "@/domain/events/record.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { assertBackpressure } from "./backpressure.ts";
 import { blockTicket } from "./block-ticket.ts";
@@ -53,49 +53,66 @@ export async function appendEntry(
     );
   }
 
-  const result = await ctx.db.transaction().execute(async (trx) => {
-    const id = crypto.randomUUID();
-    await trx.insertInto("ledger_entries").values({
-      id,
-      project_id: actor.projectId,
-      type: entry.type,
-      content: entry.content,
-      source: "agent",
-      agent_id: actor.agentId,
-      sub_agent_name: actor.subAgentName,
-      session_id: entry.sessionId,
-      ticket_id: entry.ticketId,
-      thread_id: entry.threadId,
-      file_ref: input.fileRef ?? null,
-      line_ref: input.lineRef ?? null,
-      labels: toJson(entry.labels),
-      payload: entry.payload ? toJson(entry.payload) : null,
-      severity: input.severity ?? null,
-      tokens_used: input.tokensUsed ?? null,
-      activity: input.activity ?? null,
-      env_health: input.envHealth ? toJson({ notes: [], ...input.envHealth }) : null,
-      blocked_by_file: input.blockedByFile ?? null,
-      created_at: now,
-    }).execute();
-    const out: AppendResult = {
-      id,
-      createdAt: now.toISOString(),
-      nextAction: nextActionFor(entry, critical),
-    };
-    if (mode === "single") await sideEffects(ctx, trx, entry, input, out, warnings, now);
-    await recordEvent(trx, {
-      projectId: actor.projectId,
-      kind: "ledger.appended",
-      entityType: "ledger_entry",
-      entityId: id,
-      agentId: actor.agentId,
-      data: { type: entry.type, ticketId: entry.ticketId, source: "agent", severity: input.severity ?? null },
-      now,
+  const id = crypto.randomUUID();
+  const row = entryRow(actor, entry, input, id, now);
+  const event: EventInput = {
+    projectId: actor.projectId,
+    kind: "ledger.appended",
+    entityType: "ledger_entry",
+    entityId: id,
+    agentId: actor.agentId,
+    data: { type: entry.type, ticketId: entry.ticketId, source: "agent", severity: input.severity ?? null },
+    now,
+  };
+  const result: AppendResult = {
+    id,
+    createdAt: now.toISOString(),
+    nextAction: nextActionFor(entry, critical),
+  };
+  if (mode === "single" && (entry.type === "BLOCKED" || critical)) {
+    // Side effects: the entry, the ticket move or the agent going offline, and their events together.
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto("ledger_entries").values(row).execute();
+      await sideEffects(ctx, trx, entry, input, result, warnings, now);
+      await recordEvent(trx, event);
     });
-    return out;
-  });
+  } else {
+    // The common case: the entry and its event in one statement (no transaction round trips).
+    await writeWithEvent(ctx.db, ctx.db.insertInto("ledger_entries").values(row).returning("id"), event);
+  }
   if (warnings.length > 0) result.warnings = warnings;
   return result;
+}
+
+function entryRow(
+  actor: ActorCtx["actor"],
+  entry: PreparedEntry,
+  input: LedgerEntryInput,
+  id: string,
+  now: Date,
+) {
+  return {
+    id,
+    project_id: actor.projectId,
+    type: entry.type,
+    content: entry.content,
+    source: "agent" as const,
+    agent_id: actor.agentId,
+    sub_agent_name: actor.subAgentName,
+    session_id: entry.sessionId,
+    ticket_id: entry.ticketId,
+    thread_id: entry.threadId,
+    file_ref: input.fileRef ?? null,
+    line_ref: input.lineRef ?? null,
+    labels: toJson(entry.labels),
+    payload: entry.payload ? toJson(entry.payload) : null,
+    severity: input.severity ?? null,
+    tokens_used: input.tokensUsed ?? null,
+    activity: input.activity ?? null,
+    env_health: input.envHealth ? toJson({ notes: [], ...input.envHealth }) : null,
+    blocked_by_file: input.blockedByFile ?? null,
+    created_at: now,
+  };
 }
 
 /**
