@@ -8,6 +8,7 @@ import {
   SessionCompleteBody,
   SessionCompleteResponse,
 } from "@/contracts/handoff.ts";
+import { TicketIdPath } from "@/contracts/workflow.ts";
 import { handoff } from "@/domain/handoff/handoff.ts";
 import { notGenerator } from "@/domain/handoff/preconditions.ts";
 import { getQaRun, listQaRuns } from "@/domain/handoff/qa.ts";
@@ -110,10 +111,9 @@ export const listQaRunsRoute = defineRoute({
   path: "/ticket/{ticketId}/qa",
   tags: ["Handoff"],
   summary: "List a ticket's QA runs, newest first",
-  description: "Scope read:board. ticketId is the ticket UUID. Unknown ticket: 404 TICKET_NOT_FOUND.",
-  request: {
-    params: z.object({ ticketId: z.string().openapi({ param: { name: "ticketId", in: "path" } }) }),
-  },
+  description: "Scope read:board. ticketId is the ticket UUID, never the key. Unknown ticket: 404 " +
+    "TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF; for a key it reads the ticket by key, for its id).",
+  request: { params: TicketIdPath },
   responses: {
     200: {
       description: "The ticket's QA runs",
