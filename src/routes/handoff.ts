@@ -51,7 +51,9 @@ export const handoffRoute = defineRoute({
     "reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry " +
     "mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), " +
     "PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), " +
-    "PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE.",
+    "PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. " +
+    "When the caller's token belonged to the session handed off (it no longer works), the message starts by " +
+    "saying so: pair again with a new code (POST /pair/connect) before any call it names.",
   request: { body: { required: true, content: { "application/json": { schema: HandoffBody } } } },
   responses: {
     200: { description: "Handed off", content: { "application/json": { schema: HandoffResponse } } },

@@ -29,7 +29,9 @@ export const handoffExamples: ExampleTable = {
           ticketAdvanced: true,
           nextAction: {
             action: "PICK_TICKET",
-            message: "11 unassigned ticket(s) are ready: pick one from GET /board and POST /begin",
+            message: "This session is over and its token no longer works: pair again with a new code " +
+              "(POST /pair/connect), then: 11 unassigned ticket(s) are ready: pick one from GET /board and " +
+              "POST /begin",
           },
           review: {
             required: true,
