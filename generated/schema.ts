@@ -539,7 +539,7 @@ export interface paths {
         put?: never;
         /**
          * Hand off work: advance the ticket, release claims, complete the session
-         * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE.
+         * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. When the caller's token belonged to the session handed off (it no longer works), the message starts by saying so: pair again with a new code (POST /pair/connect) before any call it names.
          */
         post: operations["postHandoff"];
         delete?: never;
@@ -597,7 +597,7 @@ export interface paths {
         };
         /**
          * List a ticket's QA runs, newest first
-         * @description Scope read:board. ticketId is the ticket UUID. Unknown ticket: 404 TICKET_NOT_FOUND.
+         * @description Scope read:board. ticketId is the ticket UUID, never the key. Unknown ticket: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF; for a key it reads the ticket by key, for its id).
          */
         get: operations["getTicketQa"];
         put?: never;
@@ -1230,7 +1230,7 @@ export interface components {
         PairConnectResponse: {
             /** @enum {string} */
             status: "connected" | "reconnected";
-            /** @example svc_sess_... */
+            /** @example svc_sess_q7Vb2LxR9mTz4KpW1nYc8HdF3sJ6gA0eUo5iZrN2tQk */
             sessionToken: string;
             /** Format: uuid */
             sessionId: string;
@@ -1413,7 +1413,7 @@ export interface components {
             cachedAt: number;
         };
         SessionRefreshResult: {
-            /** @example svc_sess_... */
+            /** @example svc_sess_q7Vb2LxR9mTz4KpW1nYc8HdF3sJ6gA0eUo5iZrN2tQk */
             sessionToken: string;
             /** Format: uuid */
             sessionId: string;
@@ -1556,7 +1556,7 @@ export interface components {
             [key: string]: unknown;
         };
         SubAgentMintResult: {
-            /** @example svc_sub_... */
+            /** @example svc_sub_Hn4Tq8Wz1Lc6Rv3Bx9Mk2Pf7Yd5Gs0Ja8Ue4Io1Kt6Nw */
             subAgentToken: string;
             /** Format: uuid */
             sessionId: string;
@@ -1630,7 +1630,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             number: number;
-            /** @example DEMO-12 */
+            /** @example WEB-12 */
             ticketRef: string;
             title: string;
             description: string | null;
@@ -2561,7 +2561,7 @@ export interface components {
             expectedFiles?: string[];
             /**
              * @description Ticket UUID or `<PREFIX>-<number>` key of this project
-             * @example PA-12
+             * @example WEB-12
              */
             ticketId?: string;
         };
@@ -2729,7 +2729,7 @@ export interface components {
         SprintAssignRequest: {
             /**
              * @description Ticket UUID or `<PREFIX>-<number>` key
-             * @example PA-12
+             * @example WEB-12
              */
             ticketId: string;
             /**
@@ -3220,7 +3220,7 @@ export interface components {
             nextAction: components["schemas"]["TicketNextAction"];
             /**
              * @description The ticket key, accepted wherever a ticket id is
-             * @example DEMO-12
+             * @example WEB-12
              */
             key: string;
             /** @enum {string} */
@@ -3314,7 +3314,7 @@ export interface components {
             resource_documentation: string;
         };
         OAuthClient: {
-            /** @example svc_client_4kq0... */
+            /** @example svc_client_xzALUgUIGEw8JoAAV2_gwiLa */
             client_id: string;
             /** @description Unix seconds */
             client_id_issued_at: number;
@@ -3370,6 +3370,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "code": "AMCCQKCE",
+                 *       "agentName": "builder",
+                 *       "platform": "claude-code",
+                 *       "model": "claude-sonnet-4-5"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PairConnectRequest"];
             };
         };
@@ -3380,6 +3388,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "status": "connected",
+                     *         "sessionToken": "svc_sess_8isSwBv9j6dAS4vUraHZJrzLCHcL24O2RoUGVKz189x",
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "agent": {
+                     *           "id": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *           "name": "builder",
+                     *           "platform": "claude-code"
+                     *         },
+                     *         "project": {
+                     *           "id": "ddbad0b1-5cf5-4e24-b0eb-21aa5b397037",
+                     *           "name": "Web",
+                     *           "phase": "setup",
+                     *           "subphase": "brief_missing"
+                     *         },
+                     *         "docsUrl": "http://localhost:8787/docs",
+                     *         "issuesUrl": "http://localhost:8787/api/issue",
+                     *         "schemaUrl": "http://localhost:8787/openapi.json",
+                     *         "mcpUrl": "http://localhost:8787/mcp",
+                     *         "ticketPrefix": "WEB",
+                     *         "context": {
+                     *           "brief": null,
+                     *           "claims": {
+                     *             "count": 0,
+                     *             "ids": []
+                     *           },
+                     *           "threads": {
+                     *             "count": 0,
+                     *             "ids": []
+                     *           },
+                     *           "skill": "# Working with the coordination service\n1. GET /api/context first: brief, claims, threads, your active ticket and what to do next.\n2. POST /api/begin with a ticket and its files: claims the files and starts the ticket.\n3. Log as you go: POST /api/ledger (PROGRESS, DECISION, TESTED...). Silence over 15 minutes while holding\n   work blocks other writes with 429 LEDGER_STALE.\n4. POST /api/handoff when done: releases your claims and moves the ticket to review.\nNever edit a file another agent has claimed: check with GET /api/claim/check.",
+                     *           "ledger": [
+                     *             {
+                     *               "id": "409bd305-1d24-4ed6-9f55-c73dac7c603b",
+                     *               "type": "AGENT_JOINED",
+                     *               "content": "builder joined (claude-code)",
+                     *               "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *               "ticketId": null,
+                     *               "createdAt": "2026-11-26T23:01:58.146Z"
+                     *             },
+                     *             {
+                     *               "id": "82e7ddc9-5f0b-4a7f-9d02-b20055d1ce91",
+                     *               "type": "AGENT_JOINED",
+                     *               "content": "lead joined (claude-code)",
+                     *               "agentId": "dbece4ea-d293-4a94-b183-a9eb073465b8",
+                     *               "ticketId": null,
+                     *               "createdAt": "2026-11-26T23:01:58.040Z"
+                     *             }
+                     *           ],
+                     *           "conflictZones": [],
+                     *           "cursors": {
+                     *             "events": "4",
+                     *             "ledger": "2026-11-26T23:01:58.146Z"
+                     *           }
+                     *         },
+                     *         "workqueue": [],
+                     *         "message": "Connected as builder (generator) to Web. Send \"Authorization: Bearer <sessionToken>\" and start with GET /api/context."
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PairConnectResponse"];
                         meta: components["schemas"]["Meta"];
@@ -3401,6 +3472,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_CODE",
+                     *         "message": "Pairing code is unknown, expired, used or invalidated",
+                     *         "details": {
+                     *           "recovery": {
+                     *             "action": "REQUEST_NEW_PAIRING_CODE",
+                     *             "endpoint": "POST /admin/projects/{projectId}/pairing-codes",
+                     *             "payloadHint": null,
+                     *             "hint": "Ask a project admin (or your orchestrator, POST /pair/code) for a new pairing code"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3478,6 +3565,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "agentName": "reviewer",
+                 *       "role": "evaluator",
+                 *       "platform": "claude-code"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PairCodeRequest"];
             };
         };
@@ -3488,6 +3582,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "code": "UDZX3HXR",
+                     *         "expiresAt": "2026-11-27T00:01:58.198Z",
+                     *         "ttlSeconds": 3600,
+                     *         "instructions": "Give this code to the new agent; it works once, within one hour (until 2026-11-27T00:01:58.198Z). The agent pairs with POST http://localhost:8787/api/pair/connect and body {\"code\":\"UDZX3HXR\"} (no Authorization header) and becomes \"reviewer\" (evaluator). Onboarding prompt to paste into the agent: GET http://localhost:8787/api/pair/prompt?code=UDZX3HXR"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14998
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PairCodeResult"];
                         meta: components["schemas"]["Meta"];
@@ -3518,6 +3625,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "Cannot call POST /api/pair/code: missing scope \"write:agents\"",
+                     *         "details": {
+                     *           "requiredScope": "write:agents",
+                     *           "recovery": {
+                     *             "action": "REPAIR_OR_REFRESH",
+                     *             "endpoint": "POST /pair/connect",
+                     *             "payloadHint": {
+                     *               "code": "<pairing code>"
+                     *             },
+                     *             "hint": "Pair again with a role whose token carries \"write:agents\", or use a key that has it"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3595,6 +3721,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example You are joining the project "Web" (ticket prefix WEB) on an agent coordination service. Several AI agents share this project's board, file claims and ledger.
+                     *
+                     *     This code pairs you with role generator; choose a short agent name.
+                     *     The code works once and expires at 2026-11-26T23:06:58.107Z.
+                     *
+                     *     1. Pair (no Authorization header):
+                     *        POST http://localhost:8787/api/pair/connect
+                     *        Content-Type: application/json
+                     *        {"code":"AMCCQKCE","agentName":"<your agent name>","platform":"<your platform, e.g. claude-code>","model":"<your model>"}
+                     *     2. Keep data.sessionToken from the answer and send it on every other call:
+                     *        Authorization: Bearer <sessionToken>
+                     *     3. Read GET http://localhost:8787/api/context first: br
+                     *     …
+                     */
                     "text/plain": string;
                 };
             };
@@ -3614,6 +3755,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example Pairing code not found or expired.
+                     *
+                     *     This code is unknown, expired, already used or invalidated after wrong attempts. Ask a project admin (operator API) or your orchestrator (POST /api/pair/code) for a new pairing code, then open /api/pair/prompt?code=<new code> again.
+                     */
                     "text/plain": string;
                 };
             };
@@ -3679,6 +3825,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "agent": {
+                     *           "id": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *           "name": "builder",
+                     *           "platform": "claude-code",
+                     *           "model": "claude-sonnet-4-5",
+                     *           "company": "Anthropic"
+                     *         },
+                     *         "project": {
+                     *           "id": "ddbad0b1-5cf5-4e24-b0eb-21aa5b397037",
+                     *           "name": "Web",
+                     *           "phase": "setup",
+                     *           "subphase": "brief_missing"
+                     *         },
+                     *         "org": {
+                     *           "id": "38dfffb7-0696-4561-b4dd-01fa085ffef8",
+                     *           "plan": "team"
+                     *         },
+                     *         "scopes": [
+                     *           "read:brief",
+                     *           "read:ledger",
+                     *           "read:board"
+                     *         ],
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "session": {
+                     *           "id": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *           "status": "active",
+                     *           "startedAt": "2026-11-26T23:01:58.146Z"
+                     *         },
+                     *         "role": "generator",
+                     *         "plan": {
+                     *           "tier": "team",
+                     *           "callsRemaining": 14999,
+                     *           "callsLimit": 15000
+                     *         },
+                     *         "cachedAt": 1795734118327
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14999
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Me"];
                         meta: components["schemas"]["Meta"];
@@ -3700,6 +3890,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3768,6 +3966,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "svc_sess_FxaNcWJjE3j_sG6vark689eV7uXYcAirWeBFfOuTDpj"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionRefreshRequest"];
             };
         };
@@ -3778,6 +3981,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "sessionToken": "svc_sess_Pd9-th4U5lFjq4bkgDADQi1ReZ38HhF13LzZsvxUCTD",
+                     *         "sessionId": "12af8f73-e5c1-46a2-b9b5-d484cc381e10",
+                     *         "agent": {
+                     *           "id": "ed52e4ca-ca03-4457-b33e-46c788f16c36",
+                     *           "name": "scratch"
+                     *         },
+                     *         "expiresAt": "2026-12-03T23:01:58.728Z",
+                     *         "refreshMode": "live",
+                     *         "nextAction": {
+                     *           "action": "RELOAD_CONTEXT",
+                     *           "endpoint": "GET /context",
+                     *           "message": "Use the new sessionToken from now on (the old one is revoked) and reload GET /context. Sub-agent tokens minted with the old token stopped working: mint them again."
+                     *         }
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SessionRefreshResult"];
                         meta: components["schemas"]["Meta"];
@@ -3799,6 +4022,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "This session token cannot be refreshed; pair again with a new code",
+                     *         "details": {
+                     *           "recovery": {
+                     *             "action": "REPAIR",
+                     *             "endpoint": "POST /pair/connect",
+                     *             "payloadHint": {
+                     *               "code": "<pairing code>",
+                     *               "agentName": "<your agent name>"
+                     *             },
+                     *             "hint": "Ask a project admin or your orchestrator for a new pairing code and pair again"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3870,6 +4112,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "session": {
+                     *           "id": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *           "status": "active",
+                     *           "startedAt": "2026-11-26T23:01:58.146Z",
+                     *           "endedAt": null,
+                     *           "plan": [
+                     *             {
+                     *               "status": "in_progress",
+                     *               "content": "Build the login form"
+                     *             },
+                     *             {
+                     *               "status": "pending",
+                     *               "content": "Write its tests"
+                     *             }
+                     *           ],
+                     *           "planVersion": 1,
+                     *           "agent": {
+                     *             "id": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "name": "builder",
+                     *             "subAgentName": null
+                     *           },
+                     *           "source": "pairing",
+                     *           "ticketId": null,
+                     *           "environmentReport": {
+                     *             "model": "claude-sonnet-4-5",
+                     *             "git_head": "4f2a9c1e",
+                     *             "platform": "claude-code",
+                     *             "git_branch": "feat/login-form",
+                     *             "git_remote": "git@github.com:acme/web.git",
+                     *             "working_dir": "/home/dev/web",
+                     *             "uncommitted_files": [
+                     *               "src/login.ts"
+                     *             ]
+                     *           },
+                     *           "reportedAt": "2026-11-26T23:01:58.982Z",
+                     *           "activityCount": 1
+                     *         },
+                     *         "activities": [
+                     *           {
+                     *             "id": "5a694bca-b5d5-4797-9929-c848cadb5bec",
+                     *             "type": "action",
+                     *             "body": null,
+                     *             "action": "run_tests",
+                     *             "parameter": "deno test src/login.test.ts",
+                     *             "result": "6 passed",
+                     *             "ephemeral": false,
+                     *             "createdAt": "2026-11-26T23:01:58.937Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "limit": 100,
+                     *           "offset": 0,
+                     *           "total": 1,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14986
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SessionDetail"];
                         meta: components["schemas"]["Meta"];
@@ -3909,6 +4215,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Session 6829707e-125d-49a3-aeea-126e94a7a5ea not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3970,6 +4284,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "plan": [
+                 *         {
+                 *           "content": "Build the login form",
+                 *           "status": "in_progress"
+                 *         },
+                 *         {
+                 *           "content": "Write its tests",
+                 *           "status": "pending"
+                 *         }
+                 *       ],
+                 *       "expectedPlanVersion": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionPatchRequest"];
             };
         };
@@ -3980,6 +4309,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "status": "active",
+                     *         "startedAt": "2026-11-26T23:01:58.146Z",
+                     *         "endedAt": null,
+                     *         "plan": [
+                     *           {
+                     *             "status": "in_progress",
+                     *             "content": "Build the login form"
+                     *           },
+                     *           {
+                     *             "status": "pending",
+                     *             "content": "Write its tests"
+                     *           }
+                     *         ],
+                     *         "planVersion": 1,
+                     *         "agent": {
+                     *           "id": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *           "name": "builder",
+                     *           "subAgentName": null
+                     *         },
+                     *         "source": "pairing",
+                     *         "ticketId": null,
+                     *         "environmentReport": null,
+                     *         "reportedAt": null,
+                     *         "activityCount": 0
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14997
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Session"];
                         meta: components["schemas"]["Meta"];
@@ -4028,6 +4391,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Plan version is 1; reload the session and retry",
+                     *         "details": {
+                     *           "currentPlanVersion": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4089,6 +4463,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "action",
+                 *       "action": "run_tests",
+                 *       "parameter": "deno test src/login.test.ts",
+                 *       "result": "6 passed"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionActivityRequest"];
             };
         };
@@ -4099,6 +4481,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "activityId": "5a694bca-b5d5-4797-9929-c848cadb5bec",
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "status": "active"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14993
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SessionActivityResult"];
                         meta: components["schemas"]["Meta"];
@@ -4138,6 +4532,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Session cb0067a7-ef1c-48a2-b54c-66484fe6a6f6 not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4208,6 +4610,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "claude-sonnet-4-5",
+                 *       "platform": "claude-code",
+                 *       "git_branch": "feat/login-form",
+                 *       "git_remote": "git@github.com:acme/web.git",
+                 *       "working_dir": "/home/dev/web",
+                 *       "git_head": "4f2a9c1e",
+                 *       "uncommitted_files": [
+                 *         "src/login.ts"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["EnvironmentReport"];
             };
         };
@@ -4218,6 +4633,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14989
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SessionReportResult"];
                         meta: components["schemas"]["Meta"];
@@ -4257,6 +4683,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Session 36400788-1fed-4deb-bc73-4d779f427f7b not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4325,6 +4759,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "worker-1",
+                 *       "role": "generator",
+                 *       "ttlHours": 8
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubAgentMintRequest"];
             };
         };
@@ -4335,6 +4776,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "subAgentToken": "svc_sub_pKqSLnnX3uWDa-4-WHr6epMcAuujZ3lcSqU7xf66Gd0",
+                     *         "sessionId": "cab821fe-c2e4-49cc-b2e8-b25c89b9bd06",
+                     *         "name": "worker-1",
+                     *         "expiresAt": "2026-11-27T07:01:59.278Z",
+                     *         "role": "generator",
+                     *         "scopes": [
+                     *           "read:brief",
+                     *           "read:ledger",
+                     *           "read:board"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14996
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SubAgentMintResult"];
                         meta: components["schemas"]["Meta"];
@@ -4392,6 +4852,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "A sub-agent cannot be an orchestrator",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "role",
+                     *               "message": "Use generator or evaluator",
+                     *               "code": "invalid_value"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4433,6 +4910,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "worker-1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SubAgentDeleteRequest"];
             };
         };
@@ -4443,6 +4925,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "name": "worker-1",
+                     *         "completedSessionIds": [
+                     *           "cab821fe-c2e4-49cc-b2e8-b25c89b9bd06"
+                     *         ],
+                     *         "revokedTokens": 1
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14992
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SubAgentDeleteResult"];
                         meta: components["schemas"]["Meta"];
@@ -4482,6 +4979,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "No registered sub-agent named \"worker-9\""
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4535,7 +5040,7 @@ export interface operations {
     getTicket: {
         parameters: {
             query?: {
-                /** @description Ticket UUID */
+                /** @description Ticket UUID (a key goes in `key`) */
                 id?: string;
                 /** @description Human key <PREFIX>-<number>; wins over id when both are given */
                 key?: string;
@@ -4560,6 +5065,64 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "number": 12,
+                     *         "ticketRef": "WEB-12",
+                     *         "title": "Login form",
+                     *         "description": "Email and password sign-in for the web app",
+                     *         "type": "feature",
+                     *         "tags": [
+                     *           "auth",
+                     *           "priority:high"
+                     *         ],
+                     *         "priority": "high",
+                     *         "status": "backlog",
+                     *         "expectedFiles": [
+                     *           "src/login.ts",
+                     *           "src/login.test.ts"
+                     *         ],
+                     *         "doneDefinition": "A user can sign in with email and password",
+                     *         "verificationCommand": "deno test src/login.test.ts",
+                     *         "riskClass": "local",
+                     *         "outOfScope": null,
+                     *         "acceptanceCriteria": [
+                     *           {
+                     *             "title": "Valid credentials sign in",
+                     *             "requiresEvidence": true
+                     *           },
+                     *           {
+                     *             "title": "A wrong password shows an error",
+                     *             "requiresEvidence": false
+                     *           }
+                     *         ],
+                     *         "criteriaAcknowledgedAt": null,
+                     *         "assignee": null,
+                     *         "subAgentName": null,
+                     *         "reviewerAgentId": null,
+                     *         "reviewHistory": [],
+                     *         "reviewHandoff": null,
+                     *         "parentId": null,
+                     *         "parentTicketId": null,
+                     *         "branch": null,
+                     *         "sprintId": null,
+                     *         "humanOnly": false,
+                     *         "storyPoints": null,
+                     *         "noArtifact": false,
+                     *         "noArtifactReason": null,
+                     *         "createdByAgentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "statusChangedAt": "2026-11-26T23:02:00.345Z",
+                     *         "createdAt": "2026-11-26T23:02:00.345Z",
+                     *         "updatedAt": "2026-11-26T23:02:00.345Z",
+                     *         "ledger": []
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14969
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TicketDetail"];
                         meta: components["schemas"]["Meta"];
@@ -4599,6 +5162,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-99\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-99",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /board",
+                     *             "payloadHint": null,
+                     *             "hint": "No ticket \"WEB-99\" in this project: list the board and use a ticket's id or its <PREFIX>-<number> key"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4661,6 +5241,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Login form",
+                 *       "type": "feature",
+                 *       "description": "Email and password sign-in for the web app",
+                 *       "expectedFiles": [
+                 *         "src/login.ts",
+                 *         "src/login.test.ts"
+                 *       ],
+                 *       "doneDefinition": "A user can sign in with email and password",
+                 *       "verificationCommand": "deno test src/login.test.ts",
+                 *       "riskClass": "local",
+                 *       "acceptanceCriteria": [
+                 *         {
+                 *           "title": "Valid credentials sign in",
+                 *           "requiresEvidence": true
+                 *         },
+                 *         {
+                 *           "title": "A wrong password shows an error",
+                 *           "requiresEvidence": false
+                 *         }
+                 *       ],
+                 *       "tags": [
+                 *         "auth"
+                 *       ],
+                 *       "priority": "high",
+                 *       "idempotencyKey": "login-form-1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateTicketRequest"];
             };
         };
@@ -4671,6 +5280,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "number": 12,
+                     *         "ticketRef": "WEB-12",
+                     *         "status": "backlog",
+                     *         "createdAt": "2026-11-26T23:02:00.345Z",
+                     *         "idempotent": true,
+                     *         "url": "http://localhost:8787/api/ticket?id=a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "nextAction": {
+                     *           "action": "PICK_TICKET",
+                     *           "message": "Open and unassigned: begin it (claims its files and starts it)",
+                     *           "endpoint": "POST /begin",
+                     *           "payloadHint": {
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "files": [
+                     *               "src/login.ts",
+                     *               "src/login.test.ts"
+                     *             ],
+                     *             "acknowledgeCriteria": true
+                     *           }
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14972
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["IdempotentTicketCreate"];
                         meta: components["schemas"]["Meta"];
@@ -4683,6 +5321,78 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "number": 12,
+                     *         "ticketRef": "WEB-12",
+                     *         "title": "Login form",
+                     *         "description": "Email and password sign-in for the web app",
+                     *         "type": "feature",
+                     *         "tags": [
+                     *           "auth",
+                     *           "priority:high"
+                     *         ],
+                     *         "priority": "high",
+                     *         "status": "backlog",
+                     *         "expectedFiles": [
+                     *           "src/login.ts",
+                     *           "src/login.test.ts"
+                     *         ],
+                     *         "doneDefinition": "A user can sign in with email and password",
+                     *         "verificationCommand": "deno test src/login.test.ts",
+                     *         "riskClass": "local",
+                     *         "outOfScope": null,
+                     *         "acceptanceCriteria": [
+                     *           {
+                     *             "title": "Valid credentials sign in",
+                     *             "requiresEvidence": true
+                     *           },
+                     *           {
+                     *             "title": "A wrong password shows an error",
+                     *             "requiresEvidence": false
+                     *           }
+                     *         ],
+                     *         "criteriaAcknowledgedAt": null,
+                     *         "assignee": null,
+                     *         "subAgentName": null,
+                     *         "reviewerAgentId": null,
+                     *         "reviewHistory": [],
+                     *         "reviewHandoff": null,
+                     *         "parentId": null,
+                     *         "parentTicketId": null,
+                     *         "branch": null,
+                     *         "sprintId": null,
+                     *         "humanOnly": false,
+                     *         "storyPoints": null,
+                     *         "noArtifact": false,
+                     *         "noArtifactReason": null,
+                     *         "createdByAgentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "statusChangedAt": "2026-11-26T23:02:00.345Z",
+                     *         "createdAt": "2026-11-26T23:02:00.345Z",
+                     *         "updatedAt": "2026-11-26T23:02:00.345Z",
+                     *         "possibleDuplicates": [],
+                     *         "nextAction": {
+                     *           "action": "PICK_TICKET",
+                     *           "message": "Open and unassigned: begin it (claims its files and starts it)",
+                     *           "endpoint": "POST /begin",
+                     *           "payloadHint": {
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "files": [
+                     *               "src/login.ts",
+                     *               "src/login.test.ts"
+                     *             ],
+                     *             "acknowledgeCriteria": true
+                     *           }
+                     *         },
+                     *         "url": "http://localhost:8787/api/ticket?id=a9cc49b7-709e-40f1-8c63-32ce857b1915"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14975
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CreatedTicket"];
                         meta: components["schemas"]["Meta"];
@@ -4695,6 +5405,56 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Missing agent-first field(s): expectedFiles, doneDefinition, verificationCommand, riskClass",
+                     *         "details": {
+                     *           "missing": [
+                     *             "expectedFiles",
+                     *             "doneDefinition",
+                     *             "verificationCommand"
+                     *           ],
+                     *           "suggestions": {
+                     *             "expectedFiles": {
+                     *               "hint": "1 to 50 repository paths you expect to change",
+                     *               "example": [
+                     *                 "src/<module>/<file>.ts"
+                     *               ]
+                     *             },
+                     *             "doneDefinition": {
+                     *               "hint": "20 to 500 characters saying, checkably, when the ticket is done",
+                     *               "example": "The new endpoint answers 200 with the documented shape and its tests pass"
+                     *             },
+                     *             "verificationCommand": {
+                     *               "hint": "10 to 500 characters: the command that proves it works",
+                     *               "example": "deno test --allow-all tests/"
+                     *             },
+                     *             "riskClass": {
+                     *               "hint": "local (only this change), shared-state (touches data or config others use) or irreversible (migrations, deletions, releases)",
+                     *               "example": "local"
+                     *             }
+                     *           },
+                     *           "fields": [],
+                     *           "recovery": {
+                     *             "action": "ADD_REQUIRED_FIELDS",
+                     *             "endpoint": "POST /ticket",
+                     *             "payloadHint": {
+                     *               "title": "Login form",
+                     *               "expectedFiles": [
+                     *                 "src/<module>/<file>.ts"
+                     *               ],
+                     *               "doneDefinition": "The new endpoint answers 200 with the documented shape and its tests pass",
+                     *               "verificationCommand": "deno test --allow-all tests/",
+                     *               "riskClass": "local"
+                     *             },
+                     *             "hint": "Send the ticket again with expectedFiles, doneDefinition, verificationCommand and riskClass"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4790,6 +5550,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketId": "WEB-13"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DeleteTicketRequest"];
             };
         };
@@ -4800,6 +5565,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "deleted": {
+                     *           "id": "39c5c9c5-7a21-4ab5-92cb-20572b9c75b6",
+                     *           "number": 13,
+                     *           "ticketRef": "WEB-13",
+                     *           "title": "Remember-me checkbox"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14941
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["DeletedTicket"];
                         meta: components["schemas"]["Meta"];
@@ -4839,6 +5619,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-13\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-13",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /board",
+                     *             "payloadHint": null,
+                     *             "hint": "No ticket \"WEB-13\" in this project: list the board and use a ticket's id or its <PREFIX>-<number> key"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4907,6 +5704,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketId": "WEB-12",
+                 *       "branch": "feat/login-form",
+                 *       "priority": "high"
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchTicketRequest"];
             };
         };
@@ -4917,6 +5721,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "number": 12,
+                     *         "ticketRef": "WEB-12",
+                     *         "status": "in_progress",
+                     *         "title": "Login form",
+                     *         "description": "Email and password sign-in for the web app",
+                     *         "assigneeAgentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "reviewerAgentId": null,
+                     *         "updatedAt": "2026-11-26T23:02:01.683Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14933
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PatchedTicket"];
                         meta: components["schemas"]["Meta"];
@@ -4947,6 +5769,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "Review mode \"medium\": a ticket reaches done only through review; submit it for review first",
+                     *         "details": {
+                     *           "reviewMode": "medium",
+                     *           "status": "in_progress",
+                     *           "recovery": {
+                     *             "action": "REQUEST_REVIEW",
+                     *             "endpoint": "PATCH /ticket",
+                     *             "payloadHint": {
+                     *               "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *               "action": "submit_for_review",
+                     *               "reviewHandoff": {
+                     *                 "summary": "<what changed>",
+                     *                 "changedFiles": [
+                     *                   "<path>"
+                     *                 ],
+                     *                 "branch": "<branch>"
+                     *               }
+                     *             },
+                     *             "hint": "Submit the ticket for review with a review handoff (or hand off with POST /handoff)"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5033,6 +5883,39 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tickets": [
+                 *         {
+                 *           "title": "Project skeleton",
+                 *           "expectedFiles": [
+                 *             "src/part-1.ts"
+                 *           ],
+                 *           "doneDefinition": "It works and its tests pass",
+                 *           "verificationCommand": "deno test src/part-1.test.ts",
+                 *           "riskClass": "local"
+                 *         },
+                 *         {
+                 *           "title": "CI pipeline",
+                 *           "expectedFiles": [
+                 *             "src/part-2.ts"
+                 *           ],
+                 *           "doneDefinition": "It works and its tests pass",
+                 *           "verificationCommand": "deno test src/part-2.test.ts",
+                 *           "riskClass": "local"
+                 *         },
+                 *         {
+                 *           "title": "Database schema",
+                 *           "expectedFiles": [
+                 *             "src/part-3.ts"
+                 *           ],
+                 *           "doneDefinition": "It works and its tests pass",
+                 *           "verificationCommand": "deno test src/part-3.test.ts",
+                 *           "riskClass": "local"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["TicketBatchRequest"];
             };
         };
@@ -5043,6 +5926,104 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "created": [
+                     *           {
+                     *             "index": 0,
+                     *             "id": "92069095-8dcb-4092-ab37-930ff8f188e5",
+                     *             "number": 1,
+                     *             "ticketRef": "WEB-1",
+                     *             "status": "backlog",
+                     *             "createdAt": "2026-11-26T23:01:59.960Z",
+                     *             "url": "http://localhost:8787/api/ticket?id=92069095-8dcb-4092-ab37-930ff8f188e5"
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "id": "045abe77-bb75-456a-a311-6e1e59a89fd4",
+                     *             "number": 2,
+                     *             "ticketRef": "WEB-2",
+                     *             "status": "backlog",
+                     *             "createdAt": "2026-11-26T23:02:00.032Z",
+                     *             "url": "http://localhost:8787/api/ticket?id=045abe77-bb75-456a-a311-6e1e59a89fd4"
+                     *           },
+                     *           {
+                     *             "index": 2,
+                     *             "id": "5c600407-e54c-4793-aff9-755fc66ad56a",
+                     *             "number": 3,
+                     *             "ticketRef": "WEB-3",
+                     *             "status": "backlog",
+                     *             "createdAt": "2026-11-26T23:02:00.051Z",
+                     *             "url": "http://localhost:8787/api/ticket?id=5c600407-e54c-4793-aff9-755fc66ad56a"
+                     *           }
+                     *         ],
+                     *         "errors": [
+                     *           {
+                     *             "index": 10,
+                     *             "title": "",
+                     *             "status": 400,
+                     *             "error": {
+                     *               "code": "VALIDATION_ERROR",
+                     *               "message": "Missing agent-first field(s): expectedFiles, doneDefinition, verificationCommand, riskClass",
+                     *               "details": {
+                     *                 "missing": [
+                     *                   "expectedFiles",
+                     *                   "doneDefinition",
+                     *                   "verificationCommand"
+                     *                 ],
+                     *                 "suggestions": {
+                     *                   "expectedFiles": {
+                     *                     "hint": "1 to 50 repository paths you expect to change",
+                     *                     "example": [
+                     *                       "src/<module>/<file>.ts"
+                     *                     ]
+                     *                   },
+                     *                   "doneDefinition": {
+                     *                     "hint": "20 to 500 characters saying, checkably, when the ticket is done",
+                     *                     "example": "The new endpoint answers 200 with the documented shape and its tests pass"
+                     *                   },
+                     *                   "verificationCommand": {
+                     *                     "hint": "10 to 500 characters: the command that proves it works",
+                     *                     "example": "deno test --allow-all tests/"
+                     *                   },
+                     *                   "riskClass": {
+                     *                     "hint": "local (only this change), shared-state (touches data or config others use) or irreversible (migrations, deletions, releases)",
+                     *                     "example": "local"
+                     *                   }
+                     *                 },
+                     *                 "fields": [
+                     *                   {
+                     *                     "path": "title",
+                     *                     "message": "Too small: expected string to have >=1 characters",
+                     *                     "code": "too_small"
+                     *                   }
+                     *                 ],
+                     *                 "recovery": {
+                     *                   "action": "ADD_REQUIRED_FIELDS",
+                     *                   "endpoint": "POST /ticket",
+                     *                   "payloadHint": {
+                     *                     "title": "",
+                     *                     "expectedFiles": [
+                     *                       "src/<module>/<file>.ts"
+                     *                     ],
+                     *                     "doneDefinition": "The new endpoint answers 200 with the documented shape and its tests pass",
+                     *                     "verificationCommand": "deno test --allow-all tests/",
+                     *                     "riskClass": "local"
+                     *                   },
+                     *                   "hint": "Send the ticket again with expectedFiles, doneDefinition, verificationCommand and riskClass"
+                     *                 }
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "total": 11
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14984
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TicketBatchResult"];
                         meta: components["schemas"]["Meta"];
@@ -5055,6 +6036,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid tickets: Too small: expected array to have >=1 items",
+                     *         "details": {
+                     *           "target": "json",
+                     *           "fields": [
+                     *             {
+                     *               "path": "tickets",
+                     *               "message": "Too small: expected array to have >=1 items",
+                     *               "code": "too_small"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5154,6 +6153,139 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "tickets": [
+                     *           {
+                     *             "id": "92069095-8dcb-4092-ab37-930ff8f188e5",
+                     *             "number": 1,
+                     *             "ticketRef": "WEB-1",
+                     *             "title": "Project skeleton",
+                     *             "description": null,
+                     *             "type": null,
+                     *             "tags": [],
+                     *             "priority": "normal",
+                     *             "status": "backlog",
+                     *             "expectedFiles": [
+                     *               "src/part-1.ts"
+                     *             ],
+                     *             "doneDefinition": "It works and its tests pass",
+                     *             "verificationCommand": "deno test src/part-1.test.ts",
+                     *             "riskClass": "local",
+                     *             "outOfScope": null,
+                     *             "acceptanceCriteria": [],
+                     *             "criteriaAcknowledgedAt": null,
+                     *             "assignee": null,
+                     *             "subAgentName": null,
+                     *             "reviewerAgentId": null,
+                     *             "reviewHistory": [],
+                     *             "reviewHandoff": null,
+                     *             "parentId": null,
+                     *             "parentTicketId": null,
+                     *             "branch": null,
+                     *             "sprintId": null,
+                     *             "humanOnly": false,
+                     *             "storyPoints": null,
+                     *             "noArtifact": false,
+                     *             "noArtifactReason": null,
+                     *             "createdByAgentId": "dbece4ea-d293-4a94-b183-a9eb073465b8",
+                     *             "statusChangedAt": "2026-11-26T23:01:59.960Z",
+                     *             "createdAt": "2026-11-26T23:01:59.960Z",
+                     *             "updatedAt": "2026-11-26T23:01:59.960Z",
+                     *             "criteriaCount": 0,
+                     *             "criteriaPassed": 0,
+                     *             "artifactCount": 0,
+                     *             "hasOpenArtifacts": false,
+                     *             "nextAction": {
+                     *               "action": "ADD_CRITERIA",
+                     *               "message": "Open and unassigned, no acceptance criteria yet: add some while acknowledging, then begin it",
+                     *               "endpoint": "POST /ticket/92069095-8dcb-4092-ab37-930ff8f188e5/acknowledge",
+                     *               "payloadHint": {
+                     *                 "additionalCriteria": [
+                     *                   {
+                     *                     "title": "<criterion>",
+                     *                     "requiresEvidence": true
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "045abe77-bb75-456a-a311-6e1e59a89fd4",
+                     *             "number": 2,
+                     *             "ticketRef": "WEB-2",
+                     *             "title": "CI pipeline",
+                     *             "description": null,
+                     *             "type": null,
+                     *             "tags": [],
+                     *             "priority": "normal",
+                     *             "status": "backlog",
+                     *             "expectedFiles": [
+                     *               "src/part-2.ts"
+                     *             ],
+                     *             "doneDefinition": "It works and its tests pass",
+                     *             "verificationCommand": "deno test src/part-2.test.ts",
+                     *             "riskClass": "local",
+                     *             "outOfScope": null,
+                     *             "acceptanceCriteria": [],
+                     *             "criteriaAcknowledgedAt": null,
+                     *             "assignee": null,
+                     *             "subAgentName": null,
+                     *             "reviewerAgentId": null,
+                     *             "reviewHistory": [],
+                     *             "reviewHandoff": null,
+                     *             "parentId": null,
+                     *             "parentTicketId": null,
+                     *             "branch": null,
+                     *             "sprintId": null,
+                     *             "humanOnly": false,
+                     *             "storyPoints": null,
+                     *             "noArtifact": false,
+                     *             "noArtifactReason": null,
+                     *             "createdByAgentId": "dbece4ea-d293-4a94-b183-a9eb073465b8",
+                     *             "statusChangedAt": "2026-11-26T23:02:00.032Z",
+                     *             "createdAt": "2026-11-26T23:02:00.032Z",
+                     *             "updatedAt": "2026-11-26T23:02:00.032Z",
+                     *             "criteriaCount": 0,
+                     *             "criteriaPassed": 0,
+                     *             "artifactCount": 0,
+                     *             "hasOpenArtifacts": false,
+                     *             "nextAction": {
+                     *               "action": "ADD_CRITERIA",
+                     *               "message": "Open and unassigned, no acceptance criteria yet: add some while acknowledging, then begin it",
+                     *               "endpoint": "POST /ticket/045abe77-bb75-456a-a311-6e1e59a89fd4/acknowledge",
+                     *               "payloadHint": {
+                     *                 "additionalCriteria": [
+                     *                   {
+                     *                     "title": "<criterion>",
+                     *                     "requiresEvidence": true
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "total": 12,
+                     *         "statusCounts": {
+                     *           "backlog": 12
+                     *         },
+                     *         "returned": 2,
+                     *         "ticketPrefix": "WEB",
+                     *         "hasMore": true,
+                     *         "nextCursor": "eyJ2IjoxLCJhZnRlciI6MiwiZiI6IjFmemtzbmsifQ",
+                     *         "collisionWarnings": [],
+                     *         "columns": [
+                     *           "backlog",
+                     *           "claimed",
+                     *           "in_progress"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14965
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Board"];
                         meta: components["schemas"]["Meta"];
@@ -5166,6 +6298,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Unknown status doing: this board has backlog, claimed, in_progress, blocked, needs_review, review, changes_requested, done, cancelled",
+                     *         "details": {
+                     *           "field": "status",
+                     *           "validStatuses": [
+                     *             "backlog",
+                     *             "claimed",
+                     *             "in_progress"
+                     *           ],
+                     *           "recovery": {
+                     *             "action": "USE_VALID_STATUS",
+                     *             "endpoint": "GET /board",
+                     *             "payloadHint": {
+                     *               "status": "backlog"
+                     *             },
+                     *             "hint": "Filter by one of the board's columns"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5262,6 +6418,76 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "query": "login",
+                     *         "results": [
+                     *           {
+                     *             "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "number": 12,
+                     *             "ticketRef": "WEB-12",
+                     *             "title": "Login form",
+                     *             "description": "Email and password sign-in for the web app",
+                     *             "type": "feature",
+                     *             "tags": [
+                     *               "auth",
+                     *               "priority:high"
+                     *             ],
+                     *             "priority": "high",
+                     *             "status": "backlog",
+                     *             "expectedFiles": [
+                     *               "src/login.ts",
+                     *               "src/login.test.ts"
+                     *             ],
+                     *             "doneDefinition": "A user can sign in with email and password",
+                     *             "verificationCommand": "deno test src/login.test.ts",
+                     *             "riskClass": "local",
+                     *             "outOfScope": null,
+                     *             "acceptanceCriteria": [
+                     *               {
+                     *                 "title": "Valid credentials sign in",
+                     *                 "requiresEvidence": true
+                     *               },
+                     *               {
+                     *                 "title": "A wrong password shows an error",
+                     *                 "requiresEvidence": false
+                     *               }
+                     *             ],
+                     *             "criteriaAcknowledgedAt": null,
+                     *             "assignee": null,
+                     *             "subAgentName": null,
+                     *             "reviewerAgentId": null,
+                     *             "reviewHistory": [],
+                     *             "reviewHandoff": null,
+                     *             "parentId": null,
+                     *             "parentTicketId": null,
+                     *             "branch": null,
+                     *             "sprintId": null,
+                     *             "humanOnly": false,
+                     *             "storyPoints": null,
+                     *             "noArtifact": false,
+                     *             "noArtifactReason": null,
+                     *             "createdByAgentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "statusChangedAt": "2026-11-26T23:02:00.345Z",
+                     *             "createdAt": "2026-11-26T23:02:00.345Z",
+                     *             "updatedAt": "2026-11-26T23:02:00.345Z",
+                     *             "rank": 0.0608,
+                     *             "snippet": "Email and password sign-in for the web app"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "total": 1,
+                     *           "limit": 20,
+                     *           "offset": 0,
+                     *           "hasMore": false
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14961
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["TicketSearchResult"];
                         meta: components["schemas"]["Meta"];
@@ -5274,6 +6500,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid q: Too small: expected string to have >=2 characters",
+                     *         "details": {
+                     *           "target": "query",
+                     *           "fields": [
+                     *             {
+                     *               "path": "q",
+                     *               "message": "Too small: expected string to have >=2 characters",
+                     *               "code": "too_small"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5354,6 +6598,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "additionalCriteria": [
+                 *         {
+                 *           "title": "The box is unchecked by default",
+                 *           "requiresEvidence": false
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["AcknowledgeCriteriaRequest"];
             };
         };
@@ -5364,6 +6618,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ticketId": "39c5c9c5-7a21-4ab5-92cb-20572b9c75b6",
+                     *         "ticketRef": "WEB-13",
+                     *         "criteriaAcknowledgedAt": "2026-11-26T23:02:01.157Z",
+                     *         "acceptanceCriteria": [
+                     *           {
+                     *             "title": "The box is unchecked by default",
+                     *             "source": "manual",
+                     *             "requiresEvidence": false
+                     *           }
+                     *         ],
+                     *         "added": 1,
+                     *         "alreadyAcknowledged": false,
+                     *         "nextAction": {
+                     *           "action": "PICK_TICKET",
+                     *           "message": "Open and unassigned: begin it (claims its files and starts it)",
+                     *           "endpoint": "POST /begin",
+                     *           "payloadHint": {
+                     *             "ticketId": "39c5c9c5-7a21-4ab5-92cb-20572b9c75b6",
+                     *             "files": [
+                     *               "src/remember.ts"
+                     *             ],
+                     *             "acknowledgeCriteria": true
+                     *           }
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14947
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["AcknowledgeCriteriaResult"];
                         meta: components["schemas"]["Meta"];
@@ -5403,6 +6690,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-13\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-13",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /ticket?key=WEB-13",
+                     *             "payloadHint": null,
+                     *             "hint": "Paths take the ticket's id (UUID), not its key: read the ticket by key and use its id"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5474,6 +6778,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "comment": "Checked the form and its tests",
+                 *       "expectedStatus": "review"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ApproveTicketRequest"];
             };
         };
@@ -5484,6 +6794,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "number": 12,
+                     *         "ticketRef": "WEB-12",
+                     *         "status": "done",
+                     *         "previousStatus": "review",
+                     *         "reviewerAgentId": "d72286a3-a252-4a6d-bb1c-1c0777a061ba",
+                     *         "approvedAt": "2026-11-26T23:02:03.613Z",
+                     *         "releasedFiles": [],
+                     *         "qa": {
+                     *           "qaRunId": "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
+                     *           "status": "pending",
+                     *           "pendingTests": 1,
+                     *           "failedTests": 0
+                     *         },
+                     *         "warnings": [
+                     *           "QA run 89476e6e-7f8c-44b1-9f5b-c16c5d5809a3 has 1 pending test(s)"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14989
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApprovedTicket"];
                         meta: components["schemas"]["Meta"];
@@ -5532,6 +6868,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "The ticket is already done; nothing was written",
+                     *         "details": {
+                     *           "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *           "expectedStatus": "done",
+                     *           "observedStatus": "done",
+                     *           "recovery": {
+                     *             "action": "REFRESH_TICKET_STATE",
+                     *             "endpoint": "GET /ticket",
+                     *             "payloadHint": {
+                     *               "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915"
+                     *             },
+                     *             "hint": "Read the ticket again and decide the move from its current status"
+                     *           },
+                     *           "reason": "ALREADY_IN_STATUS"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5609,6 +6967,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "artifacts": [
+                     *           {
+                     *             "id": "6dd8d1f2-0bc0-4922-ae9e-8fae40794119",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "type": "pull_request",
+                     *             "url": "https://github.com/acme/web/pull/42",
+                     *             "ref": "42",
+                     *             "title": "Login form",
+                     *             "metadata": {
+                     *               "ciStatus": "passing"
+                     *             },
+                     *             "status": "open",
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "createdAt": "2026-11-26T23:02:02.205Z",
+                     *             "updatedAt": "2026-11-26T23:02:02.205Z"
+                     *           }
+                     *         ],
+                     *         "total": 1,
+                     *         "open": 1
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14919
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             artifacts: components["schemas"]["Artifact"][];
@@ -5652,6 +7038,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-12\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-12",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /ticket?key=WEB-12",
+                     *             "payloadHint": null,
+                     *             "hint": "Paths take the ticket's id (UUID), not its key: read the ticket by key and use its id"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5714,6 +7117,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "pull_request",
+                 *       "url": "https://github.com/acme/web/pull/42",
+                 *       "ref": "42",
+                 *       "title": "Login form",
+                 *       "metadata": {
+                 *         "ciStatus": "passing"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddArtifactRequest"];
             };
         };
@@ -5724,6 +7138,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6dd8d1f2-0bc0-4922-ae9e-8fae40794119",
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "type": "pull_request",
+                     *         "url": "https://github.com/acme/web/pull/42",
+                     *         "ref": "42",
+                     *         "title": "Login form",
+                     *         "metadata": {
+                     *           "ciStatus": "passing",
+                     *           "checks": 12
+                     *         },
+                     *         "status": "open",
+                     *         "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "createdAt": "2026-11-26T23:02:02.205Z",
+                     *         "updatedAt": "2026-11-26T23:02:48.913Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14922
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Artifact"];
                         meta: components["schemas"]["Meta"];
@@ -5736,6 +7173,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6dd8d1f2-0bc0-4922-ae9e-8fae40794119",
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "type": "pull_request",
+                     *         "url": "https://github.com/acme/web/pull/42",
+                     *         "ref": "42",
+                     *         "title": "Login form",
+                     *         "metadata": {
+                     *           "ciStatus": "passing"
+                     *         },
+                     *         "status": "open",
+                     *         "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "createdAt": "2026-11-26T23:02:02.205Z",
+                     *         "updatedAt": "2026-11-26T23:02:02.205Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14925
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Artifact"];
                         meta: components["schemas"]["Meta"];
@@ -5775,6 +7234,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-12\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-12",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /ticket?key=WEB-12",
+                     *             "payloadHint": null,
+                     *             "hint": "Paths take the ticket's id (UUID), not its key: read the ticket by key and use its id"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5838,6 +7314,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "open",
+                 *       "metadata": {
+                 *         "ciStatus": "passing",
+                 *         "checks": 12
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PatchArtifactRequest"];
             };
         };
@@ -5848,6 +7333,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "6dd8d1f2-0bc0-4922-ae9e-8fae40794119",
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "type": "pull_request",
+                     *         "url": "https://github.com/acme/web/pull/42",
+                     *         "ref": "42",
+                     *         "title": "Login form",
+                     *         "metadata": {
+                     *           "checks": 12,
+                     *           "ciStatus": "passing"
+                     *         },
+                     *         "status": "open",
+                     *         "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "createdAt": "2026-11-26T23:02:02.205Z",
+                     *         "updatedAt": "2026-11-26T23:02:02.310Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14913
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Artifact"];
                         meta: components["schemas"]["Meta"];
@@ -5887,6 +7395,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Cannot find artifact \"a0a2aa85-efa6-4ac9-a894-b93d491f1b5a\" on this ticket",
+                     *         "details": {
+                     *           "artifactId": "a0a2aa85-efa6-4ac9-a894-b93d491f1b5a"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5946,6 +7465,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketId": "WEB-12",
+                 *       "files": [
+                 *         "src/login.ts"
+                 *       ],
+                 *       "acknowledgeCriteria": true,
+                 *       "estimatedSeconds": 3600
+                 *     }
+                 */
                 "application/json": components["schemas"]["BeginRequest"];
             };
         };
@@ -5956,6 +7485,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ticket": {
+                     *           "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *           "status": "in_progress"
+                     *         },
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "claims": [
+                     *           {
+                     *             "file": "src/login.ts",
+                     *             "claimedAt": "2026-11-26T23:02:01.400Z",
+                     *             "expiresAt": "2026-11-27T00:02:01.400Z"
+                     *           }
+                     *         ],
+                     *         "criteriaAcknowledged": true,
+                     *         "nextAction": {
+                     *           "action": "LOG_PROGRESS",
+                     *           "endpoint": "POST /ledger",
+                     *           "message": "Work on WEB-12: log PROGRESS entries as you go, a TESTED entry once verified (run: deno test src/login.test.ts), then POST /handoff"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14936
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["BeginResult"];
                         meta: components["schemas"]["Meta"];
@@ -5968,6 +7524,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Review mode \"medium\": the ticket has no acceptance criteria; add some before starting it",
+                     *         "details": {
+                     *           "reviewMode": "medium",
+                     *           "nextStep": {
+                     *             "action": "ADD_CRITERIA",
+                     *             "endpoint": "POST /ticket/39c5c9c5-7a21-4ab5-92cb-20572b9c75b6/acknowledge",
+                     *             "tool": "svc_ticket_acknowledge",
+                     *             "message": "The ticket has no acceptance criteria: acknowledge it with additionalCriteria, then begin again",
+                     *             "payload": {
+                     *               "ticketId": "39c5c9c5-7a21-4ab5-92cb-20572b9c75b6",
+                     *               "additionalCriteria": [
+                     *                 {
+                     *                   "title": "<checkable criterion>",
+                     *                   "requiresEvidence": false
+                     *                 }
+                     *               ]
+                     *             }
+                     *           },
+                     *           "recovery": {
+                     *             "action": "ADD_CRITERIA",
+                     *             "endpoint": "POST /ticket/39c5c9c5-7a21-4ab5-92cb-20572b9c75b6/acknowledge",
+                     *             "payloadHint": {
+                     *               "additionalCriteria": [
+                     *                 {
+                     *                   "title": "<checkable criterion>",
+                     *                   "requiresEvidence": false
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "hint": "Acknowledge the ticket with additionalCriteria (1 to 20), then start it"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6078,6 +7673,111 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "board": "default",
+                     *         "reviewMode": "medium",
+                     *         "statuses": [
+                     *           "backlog",
+                     *           "claimed",
+                     *           "in_progress"
+                     *         ],
+                     *         "reviewStatus": "review",
+                     *         "terminal": [
+                     *           "done",
+                     *           "cancelled"
+                     *         ],
+                     *         "transitions": {
+                     *           "backlog": [
+                     *             "claimed",
+                     *             "in_progress",
+                     *             "cancelled"
+                     *           ],
+                     *           "claimed": [
+                     *             "in_progress",
+                     *             "backlog",
+                     *             "cancelled"
+                     *           ],
+                     *           "in_progress": [
+                     *             "review",
+                     *             "needs_review",
+                     *             "blocked"
+                     *           ],
+                     *           "blocked": [
+                     *             "in_progress",
+                     *             "backlog",
+                     *             "cancelled"
+                     *           ],
+                     *           "needs_review": [
+                     *             "review",
+                     *             "in_progress",
+                     *             "backlog"
+                     *           ],
+                     *           "review": [
+                     *             "done",
+                     *             "in_progress",
+                     *             "cancelled"
+                     *           ],
+                     *           "changes_requested": [
+                     *             "in_progress",
+                     *             "backlog",
+                     *             "cancelled"
+                     *           ],
+                     *           "done": [],
+                     *           "cancelled": []
+                     *         },
+                     *         "actions": {
+                     *           "backlog": [
+                     *             "claim",
+                     *             "block"
+                     *           ],
+                     *           "claimed": [
+                     *             "release",
+                     *             "block"
+                     *           ],
+                     *           "in_progress": [
+                     *             "release",
+                     *             "submit_for_review",
+                     *             "block"
+                     *           ],
+                     *           "blocked": [
+                     *             "release",
+                     *             "unblock"
+                     *           ],
+                     *           "needs_review": [
+                     *             "release",
+                     *             "submit_for_review",
+                     *             "approve"
+                     *           ],
+                     *           "review": [
+                     *             "release",
+                     *             "approve",
+                     *             "request_changes"
+                     *           ],
+                     *           "changes_requested": [
+                     *             "release",
+                     *             "submit_for_review",
+                     *             "block"
+                     *           ],
+                     *           "done": [],
+                     *           "cancelled": []
+                     *         },
+                     *         "guards": {
+                     *           "criteriaRequiredForInProgress": true,
+                     *           "testedEntryRequiredFor": [
+                     *             "review",
+                     *             "in_review",
+                     *             "qa"
+                     *           ],
+                     *           "directDoneAllowed": false
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14957
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WorkflowInfo"];
                         meta: components["schemas"]["Meta"];
@@ -6099,6 +7799,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6167,6 +7875,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "files": [
+                 *         "src/login.test.ts"
+                 *       ],
+                 *       "ticketId": "WEB-12",
+                 *       "estimatedSeconds": 1800
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClaimRequest"];
             };
         };
@@ -6177,6 +7894,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "claims": [
+                     *           {
+                     *             "file": "src/login.test.ts",
+                     *             "claimedAt": "2026-11-26T23:02:01.894Z",
+                     *             "expiresAt": "2026-11-26T23:32:01.894Z"
+                     *           }
+                     *         ],
+                     *         "nextAction": {
+                     *           "action": "RESUME_WORK",
+                     *           "message": "Work on the files; log a PROGRESS entry (POST /ledger) at least every 15 minutes, re-claim before 2026-11-26T23:32:01.894Z if you need longer, and release (POST /release) or hand off when done"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14928
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimResponse"];
                 };
             };
@@ -6222,6 +7959,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Cannot claim src/login.ts: held by builder. Nothing was claimed.",
+                     *         "details": {
+                     *           "conflicts": [
+                     *             {
+                     *               "file": "src/login.ts",
+                     *               "claimantName": "builder",
+                     *               "claimedAt": "2026-11-26T23:02:01.400Z",
+                     *               "expiresAt": "2026-11-27T00:02:01.400Z",
+                     *               "claimAgeMinutes": 0,
+                     *               "isStale": false,
+                     *               "status": "active",
+                     *               "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *               "warning": "src/login.ts is held by builder (claimed 0 minutes ago)",
+                     *               "recovery": {
+                     *                 "action": "wait",
+                     *                 "endpoint": "GET /claim/check",
+                     *                 "hint": "Wait until 2026-11-27T00:02:01.400Z or until builder releases it, then claim again",
+                     *                 "payloadHint": null
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimConflictError"];
                 };
             };
@@ -6290,6 +8056,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "files": [
+                     *           {
+                     *             "file": "src/login.ts",
+                     *             "available": false,
+                     *             "claimant": "builder",
+                     *             "isSelf": false,
+                     *             "isStale": false,
+                     *             "claimedAt": "2026-11-26T23:02:01.400Z",
+                     *             "expiresAt": "2026-11-27T00:02:01.400Z",
+                     *             "status": "active"
+                     *           },
+                     *           {
+                     *             "file": "src/styles.css",
+                     *             "available": true
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14997
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimCheckResponse"];
                 };
             };
@@ -6299,6 +8090,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid files: Invalid input: expected string, received undefined",
+                     *         "details": {
+                     *           "target": "query",
+                     *           "fields": [
+                     *             {
+                     *               "path": "files",
+                     *               "message": "Invalid input: expected string, received undefined",
+                     *               "code": "invalid_type"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6376,6 +8185,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "files": [
+                 *         "src/styles.css"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReleaseRequest"];
             };
         };
@@ -6386,6 +8202,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "released": [
+                     *           "src/styles.css"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14992
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ReleaseResponse"];
                 };
             };
@@ -6395,6 +8223,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid files: Send exactly one of `files` or `all: true`",
+                     *         "details": {
+                     *           "target": "json",
+                     *           "fields": [
+                     *             {
+                     *               "path": "files",
+                     *               "message": "Send exactly one of `files` or `all: true`",
+                     *               "code": "custom"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6499,6 +8345,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "cbcc6671-9bc6-4727-b880-95f6d7ba5a65",
+                     *             "type": "TESTED",
+                     *             "content": "deno test src/login.test.ts: 6 passed",
+                     *             "createdAt": "2026-11-26T23:02:02.461Z",
+                     *             "source": "agent",
+                     *             "audit": false,
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "agentName": "builder",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "threadId": null,
+                     *             "fileRef": null,
+                     *             "lineRef": null,
+                     *             "labels": [],
+                     *             "payload": null,
+                     *             "severity": null,
+                     *             "tokensUsed": null,
+                     *             "activity": null,
+                     *             "envHealth": null,
+                     *             "blockedByFile": null
+                     *           },
+                     *           {
+                     *             "id": "a414ee1d-4261-4a20-8037-010e25f013ba",
+                     *             "type": "PROGRESS",
+                     *             "content": "Built the login form",
+                     *             "createdAt": "2026-11-26T23:02:02.452Z",
+                     *             "source": "agent",
+                     *             "audit": false,
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "agentName": "builder",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "threadId": null,
+                     *             "fileRef": null,
+                     *             "lineRef": null,
+                     *             "labels": [],
+                     *             "payload": null,
+                     *             "severity": null,
+                     *             "tokensUsed": null,
+                     *             "activity": null,
+                     *             "envHealth": null,
+                     *             "blockedByFile": null
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "total": 6,
+                     *           "limit": 2,
+                     *           "offset": 0,
+                     *           "hasMore": true
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14901
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerListResponse"];
                 };
             };
@@ -6508,6 +8417,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Unknown ledger type(s): GUESS",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "type",
+                     *               "message": "Unknown: GUESS",
+                     *               "code": "invalid_value"
+                     *             }
+                     *           ],
+                     *           "validTypes": [
+                     *             "PROGRESS",
+                     *             "DECISION",
+                     *             "TESTED"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6585,6 +8516,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "DECISION",
+                 *       "content": "Passwords are checked with scrypt; the hash parameters live in config",
+                 *       "payload": {
+                 *         "rationale": "scrypt is in the standard library and memory-hard",
+                 *         "alternatives": [
+                 *           "bcrypt"
+                 *         ]
+                 *       },
+                 *       "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                 *       "ticketId": "WEB-12",
+                 *       "fileRef": "src/login.ts",
+                 *       "lineRef": 42
+                 *     }
+                 */
                 "application/json": components["schemas"]["LedgerEntryRequest"];
             };
         };
@@ -6595,6 +8542,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "ca17a6a4-df83-4744-a01b-e775639a990d",
+                     *         "createdAt": "2026-11-26T23:02:02.373Z",
+                     *         "nextAction": {
+                     *           "action": "RESUME_WORK",
+                     *           "message": "Keep going; log PROGRESS at least every 15 minutes"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14908
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerWriteResponse"];
                 };
             };
@@ -6649,6 +8611,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Cannot find ticket \"WEB-99\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-99",
+                     *           "fields": [
+                     *             {
+                     *               "path": "ticketId",
+                     *               "message": "does not resolve",
+                     *               "code": "custom"
+                     *             }
+                     *           ],
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /board",
+                     *             "payloadHint": null,
+                     *             "hint": "No ticket \"WEB-99\" in this project: list the board and use a ticket's id or its <PREFIX>-<number> key"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6690,6 +8676,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "entries": [
+                 *         {
+                 *           "type": "PROGRESS",
+                 *           "content": "Built the login form",
+                 *           "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                 *           "ticketId": "WEB-12"
+                 *         },
+                 *         {
+                 *           "type": "TESTED",
+                 *           "content": "deno test src/login.test.ts: 6 passed",
+                 *           "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                 *           "ticketId": "WEB-12"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["LedgerBatchRequest"];
             };
         };
@@ -6700,6 +8704,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "results": [
+                     *           {
+                     *             "ok": true,
+                     *             "id": "a414ee1d-4261-4a20-8037-010e25f013ba",
+                     *             "createdAt": "2026-11-26T23:02:02.452Z"
+                     *           },
+                     *           {
+                     *             "ok": true,
+                     *             "id": "cbcc6671-9bc6-4727-b880-95f6d7ba5a65",
+                     *             "createdAt": "2026-11-26T23:02:02.461Z"
+                     *           }
+                     *         ],
+                     *         "succeeded": 2,
+                     *         "failed": 0
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14904
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["LedgerBatchResponse"];
                 };
             };
@@ -6754,6 +8782,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "At most 20 entries per batch (got 21)",
+                     *         "details": {
+                     *           "count": 21,
+                     *           "max": 20,
+                     *           "recovery": {
+                     *             "action": "SPLIT_BATCH",
+                     *             "endpoint": "POST /ledger/batch",
+                     *             "hint": "Send the entries in batches of at most 20",
+                     *             "payloadHint": {
+                     *               "entries": [
+                     *                 "<up to 20 entries>"
+                     *               ]
+                     *             }
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6795,6 +8845,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "moduleName": "login",
+                 *       "summary": "Login form with email and password; errors shown inline",
+                 *       "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                 *       "ticketId": "WEB-12",
+                 *       "testResults": "6 passed",
+                 *       "artifacts": [
+                 *         {
+                 *           "type": "commit",
+                 *           "url": "https://github.com/acme/web/commit/4f2a9c1e",
+                 *           "ref": "4f2a9c1e"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["HandoffRequest"];
             };
         };
@@ -6805,6 +8871,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "modulesDone": 1,
+                     *         "ticketAdvanced": true,
+                     *         "nextAction": {
+                     *           "action": "PICK_TICKET",
+                     *           "message": "This session is over and its token no longer works: pair again with a new code (POST /pair/connect), then: 11 unassigned ticket(s) are ready: pick one from GET /board and POST /begin"
+                     *         },
+                     *         "review": {
+                     *           "required": true,
+                     *           "mode": "medium",
+                     *           "qaRunId": "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
+                     *           "criteriaCount": 2,
+                     *           "qaTestCount": 1,
+                     *           "ticketStatus": "review"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14870
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["HandoffResult"];
                         meta: components["schemas"]["Meta"];
@@ -6817,6 +8907,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Cannot hand off: the session has no PROGRESS entry",
+                     *         "details": {
+                     *           "missing": [
+                     *             "progress_entry"
+                     *           ],
+                     *           "recovery": {
+                     *             "action": "LOG_PROGRESS_ENTRY",
+                     *             "endpoint": "POST /ledger",
+                     *             "payloadHint": {
+                     *               "type": "PROGRESS",
+                     *               "content": "<what you did>",
+                     *               "sessionId": "2f1e98a2-fb45-499a-a0a7-4f97ed4eced7"
+                     *             },
+                     *             "hint": "Log what you did as a PROGRESS entry first"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6921,6 +9034,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "sessionId": "8443a809-e48b-4be6-8a34-d406da53e667"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SessionCompleteRequest"];
             };
         };
@@ -6931,6 +9049,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "sessionId": "8443a809-e48b-4be6-8a34-d406da53e667"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14984
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SessionCompleteResult"];
                         meta: components["schemas"]["Meta"];
@@ -7006,6 +9135,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PRECONDITION_FAILED",
+                     *         "message": "Cannot complete session \"8443a809-e48b-4be6-8a34-d406da53e667\": closeout outstanding (ticket_linked, progress_entry, environment_report, ticket_status)",
+                     *         "details": {
+                     *           "missing": [
+                     *             "ticket_linked",
+                     *             "progress_entry",
+                     *             "environment_report"
+                     *           ],
+                     *           "completed": [
+                     *             "tested_entry",
+                     *             "no_blocked_entry"
+                     *           ],
+                     *           "retryable": true,
+                     *           "remediation": [
+                     *             {
+                     *               "action": "BEGIN_TICKET",
+                     *               "endpoint": "POST /begin",
+                     *               "message": "Begin a ticket in this session, or close the session with POST /handoff without ticketId"
+                     *             },
+                     *             {
+                     *               "action": "LOG_PROGRESS_ENTRY",
+                     *               "endpoint": "POST /ledger",
+                     *               "message": "Log a PROGRESS or CHANGED entry"
+                     *             },
+                     *             {
+                     *               "action": "POST_ENVIRONMENT_REPORT",
+                     *               "endpoint": "POST /session/8443a809-e48b-4be6-8a34-d406da53e667/report",
+                     *               "message": "Post your environment report (model, platform, git branch...)"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7055,6 +9221,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "qaRunId": "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "status": "pending",
+                     *         "createdAt": "2026-11-26T23:02:03.474Z",
+                     *         "completedAt": null,
+                     *         "tests": [
+                     *           {
+                     *             "id": "0196f0c0-870e-4a12-991f-3fae72cdc5d9",
+                     *             "criterionIndex": 0,
+                     *             "title": "Valid credentials sign in",
+                     *             "status": "pending",
+                     *             "evidence": null,
+                     *             "updatedAt": "2026-11-26T23:02:03.474Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14993
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["QaRun"];
                         meta: components["schemas"]["Meta"];
@@ -7094,6 +9286,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Cannot find QA run \"7c829dd4-815a-4d2c-a48b-b0afccfb353d\" in this project"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7149,6 +9349,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The internal ticket id (UUID), never the human key */
                 ticketId: string;
             };
             cookie?: never;
@@ -7161,6 +9362,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "runs": [
+                     *           {
+                     *             "qaRunId": "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "status": "pending",
+                     *             "createdAt": "2026-11-26T23:02:03.474Z",
+                     *             "completedAt": null,
+                     *             "tests": [
+                     *               {
+                     *                 "id": "0196f0c0-870e-4a12-991f-3fae72cdc5d9",
+                     *                 "criterionIndex": 0,
+                     *                 "title": "Valid credentials sign in",
+                     *                 "status": "pending",
+                     *                 "evidence": null,
+                     *                 "updatedAt": "2026-11-26T23:02:03.474Z"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14997
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["QaRunList"];
                         meta: components["schemas"]["Meta"];
@@ -7200,6 +9431,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-12\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-12",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /ticket?key=WEB-12",
+                     *             "payloadHint": null,
+                     *             "hint": "Paths take the ticket's id (UUID), not its key: read the ticket by key and use its id"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7259,6 +9507,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "scope": "The Acme web app: sign-in, account settings and the billing pages",
+                 *       "goals": [
+                 *         "Users can sign in with email and password",
+                 *         "Sessions survive a reload"
+                 *       ],
+                 *       "stack": [
+                 *         "Deno 2",
+                 *         "Hono",
+                 *         "PostgreSQL"
+                 *       ],
+                 *       "expectedVersion": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["BriefPatchRequest"];
             };
         };
@@ -7269,6 +9532,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "version": 1,
+                     *         "patchedFields": [
+                     *           "scope",
+                     *           "goals",
+                     *           "stack"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14980
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["BriefPatchResult"];
                         meta: components["schemas"]["Meta"];
@@ -7299,6 +9577,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "The brief already has content: changing it needs scope \"write:brief\"",
+                     *         "details": {
+                     *           "requiredScope": "write:brief",
+                     *           "briefBlank": false,
+                     *           "recovery": {
+                     *             "action": "REPAIR_OR_REFRESH",
+                     *             "endpoint": "PATCH /brief",
+                     *             "payloadHint": null,
+                     *             "hint": "Use a key that carries write:brief (ask a project admin), or ask its holder to make the change"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7367,6 +9663,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "Session over",
+                 *       "mine": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["ThreadCloseBulkRequest"];
             };
         };
@@ -7377,6 +9679,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "closed": 1,
+                     *         "threadIds": [
+                     *           "d541eaa0-4fa0-4557-9d82-ff35dbe4644b"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14982
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ThreadCloseBulkResult"];
                         meta: components["schemas"]["Meta"];
@@ -7389,6 +9704,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid outcome: Invalid input: expected string, received undefined",
+                     *         "details": {
+                     *           "target": "json",
+                     *           "fields": [
+                     *             {
+                     *               "path": "outcome",
+                     *               "message": "Invalid input: expected string, received undefined",
+                     *               "code": "invalid_type"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7475,6 +9808,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "intent": "Move session cookies to SameSite=Lax",
+                 *       "expectedFiles": [
+                 *         "src/session.ts"
+                 *       ],
+                 *       "ticketId": "WEB-12"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ThreadOpenRequest"];
             };
         };
@@ -7485,6 +9827,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a8921644-9e28-4f7d-ac80-78da699492c9",
+                     *         "createdAt": "2026-11-26T23:02:02.559Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14898
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ThreadCreated"];
                         meta: components["schemas"]["Meta"];
@@ -7524,6 +9877,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-99\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-99",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /board",
+                     *             "payloadHint": null,
+                     *             "hint": "No ticket \"WEB-99\" in this project: list the board and use a ticket's id or its <PREFIX>-<number> key"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7592,6 +9962,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "a8921644-9e28-4f7d-ac80-78da699492c9",
+                     *         "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "agentName": "builder",
+                     *         "subAgentName": null,
+                     *         "intent": "Move session cookies to SameSite=Lax and Secure",
+                     *         "expectedFiles": [
+                     *           "src/session.ts"
+                     *         ],
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "status": "open",
+                     *         "outcome": null,
+                     *         "createdAt": "2026-11-26T23:02:02.559Z",
+                     *         "closedAt": null,
+                     *         "lastMessageAt": "2026-11-26T23:02:02.625Z",
+                     *         "messages": [
+                     *           {
+                     *             "id": "613353f6-c4c7-45e9-b82a-c2a356ffe58d",
+                     *             "authorType": "agent",
+                     *             "authorId": "85d30361-4495-43fc-8896-1ddc1c123b3b",
+                     *             "authorName": "styler",
+                     *             "subAgentName": null,
+                     *             "content": "Fine by me: the styles do not read the cookie",
+                     *             "createdAt": "2026-11-26T23:02:02.625Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14891
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Thread"];
                         meta: components["schemas"]["Meta"];
@@ -7631,6 +10035,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "THREAD_NOT_FOUND",
+                     *         "message": "No thread \"df9fec11-a72b-420e-a5dc-790ede4efcdd\" in this project",
+                     *         "details": {
+                     *           "threadId": "df9fec11-a72b-420e-a5dc-790ede4efcdd"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7693,6 +10108,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "intent": "Move session cookies to SameSite=Lax and Secure"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ThreadPatchRequest"];
             };
         };
@@ -7703,6 +10123,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true,
+                     *         "intent": "Move session cookies to SameSite=Lax and Secure",
+                     *         "status": "open"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14894
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ThreadPatchResult"];
                         meta: components["schemas"]["Meta"];
@@ -7742,6 +10174,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "THREAD_NOT_FOUND",
+                     *         "message": "No thread \"d5f381d6-3480-40ad-a9ed-87a22b79c38e\" in this project",
+                     *         "details": {
+                     *           "threadId": "d5f381d6-3480-40ad-a9ed-87a22b79c38e"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7804,6 +10247,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "content": "Fine by me: the styles do not read the cookie"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ThreadReplyRequest"];
             };
         };
@@ -7814,6 +10262,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "613353f6-c4c7-45e9-b82a-c2a356ffe58d",
+                     *         "createdAt": "2026-11-26T23:02:02.625Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14988
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ThreadCreated"];
                         meta: components["schemas"]["Meta"];
@@ -7853,6 +10312,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID",
+                     *         "message": "Cannot reply: no thread \"d0913198-6649-436a-909c-9b1a62786fe2\" in this project",
+                     *         "details": {
+                     *           "threadId": "d0913198-6649-436a-909c-9b1a62786fe2"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -7924,6 +10394,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome": "Agreed: SameSite=Lax and Secure"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ThreadCloseRequest"];
             };
         };
@@ -7934,6 +10409,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": true
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14888
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ThreadCloseResult"];
                         meta: components["schemas"]["Meta"];
@@ -7973,6 +10458,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID",
+                     *         "message": "Cannot close: no thread \"4e34ed8b-ea3f-4be0-9c11-ef7dfaf4940f\" in this project",
+                     *         "details": {
+                     *           "threadId": "4e34ed8b-ea3f-4be0-9c11-ef7dfaf4940f"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8038,6 +10534,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "064ba2fa-dc0b-405e-a13b-2a0abfbeaeb1",
+                     *           "number": 1,
+                     *           "name": "Sprint 3",
+                     *           "goal": "Sign-in works end to end",
+                     *           "status": "active",
+                     *           "startDate": "2026-11-23",
+                     *           "endDate": "2026-12-04",
+                     *           "capacityPoints": 30,
+                     *           "createdAt": "2026-11-26T23:02:03.042Z",
+                     *           "updatedAt": "2026-11-26T23:02:03.125Z",
+                     *           "startedAt": "2026-11-26T23:02:03.125Z",
+                     *           "completedAt": null
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "callsRemaining": 14885
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Sprint"][];
                         meta: components["schemas"]["Meta"];
@@ -8059,6 +10578,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8127,6 +10654,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Sprint 3",
+                 *       "goal": "Sign-in works end to end",
+                 *       "startDate": "2026-11-23",
+                 *       "endDate": "2026-12-04",
+                 *       "capacityPoints": 30
+                 *     }
+                 */
                 "application/json": components["schemas"]["SprintCreateRequest"];
             };
         };
@@ -8137,6 +10673,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "064ba2fa-dc0b-405e-a13b-2a0abfbeaeb1",
+                     *         "number": 1,
+                     *         "name": "Sprint 3",
+                     *         "status": "planning",
+                     *         "createdAt": "2026-11-26T23:02:03.042Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14971
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SprintCreated"];
                         meta: components["schemas"]["Meta"];
@@ -8149,6 +10699,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "endDate is earlier than startDate",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "endDate",
+                     *               "message": "Must not be earlier than startDate",
+                     *               "code": "custom"
+                     *             }
+                     *           ],
+                     *           "recovery": {
+                     *             "action": "FIX_SPRINT_FIELDS",
+                     *             "endpoint": "POST /sprint",
+                     *             "payloadHint": {
+                     *               "name": "<name>",
+                     *               "startDate": "<YYYY-MM-DD>",
+                     *               "endDate": "<YYYY-MM-DD>",
+                     *               "capacityPoints": "<0-9999>"
+                     *             },
+                     *             "hint": "Dates are ISO 8601 (YYYY-MM-DD or date-time with offset), endDate not before startDate, capacityPoints 0 to 9999, name 1 to 200, goal up to 2000"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8244,6 +10822,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "sprint": {
+                     *           "id": "064ba2fa-dc0b-405e-a13b-2a0abfbeaeb1",
+                     *           "name": "Sprint 3",
+                     *           "number": 1,
+                     *           "goal": "Sign-in works end to end",
+                     *           "status": "active",
+                     *           "startedAt": "2026-11-26T23:02:03.125Z",
+                     *           "completedAt": null
+                     *         },
+                     *         "summary": {
+                     *           "total": 1,
+                     *           "byStatus": {
+                     *             "in_progress": 1
+                     *           },
+                     *           "completionPct": 0,
+                     *           "agentProgress": [
+                     *             {
+                     *               "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *               "agentName": "builder",
+                     *               "inProgress": 1,
+                     *               "inReview": 0,
+                     *               "done": 0
+                     *             }
+                     *           ]
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14884
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["CurrentSprint"];
                         meta: components["schemas"]["Meta"];
@@ -8256,6 +10868,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Unknown include \"everything\": use tickets",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "include",
+                     *               "message": "Allowed values: tickets",
+                     *               "code": "invalid_value"
+                     *             }
+                     *           ],
+                     *           "target": "query"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8351,6 +10981,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "064ba2fa-dc0b-405e-a13b-2a0abfbeaeb1",
+                     *         "number": 1,
+                     *         "name": "Sprint 3",
+                     *         "goal": "Sign-in works end to end",
+                     *         "status": "active",
+                     *         "startDate": "2026-11-23",
+                     *         "endDate": "2026-12-04",
+                     *         "capacityPoints": 30,
+                     *         "createdAt": "2026-11-26T23:02:03.042Z",
+                     *         "updatedAt": "2026-11-26T23:02:03.125Z",
+                     *         "startedAt": "2026-11-26T23:02:03.125Z",
+                     *         "completedAt": null,
+                     *         "releaseNotes": null
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14883
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SprintDetail"];
                         meta: components["schemas"]["Meta"];
@@ -8390,6 +11042,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "No sprint \"cf03682d-b740-4774-a266-d17e29cb52af\" in this project",
+                     *         "details": {
+                     *           "sprintId": "cf03682d-b740-4774-a266-d17e29cb52af",
+                     *           "recovery": {
+                     *             "action": "LIST_SPRINTS",
+                     *             "endpoint": "GET /sprint",
+                     *             "payloadHint": null,
+                     *             "hint": "List the project's sprints and use a sprint's id (UUID)"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8452,6 +11121,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SprintPatchRequest"];
             };
         };
@@ -8462,6 +11136,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "064ba2fa-dc0b-405e-a13b-2a0abfbeaeb1",
+                     *         "status": "active",
+                     *         "name": "Sprint 3",
+                     *         "updatedFields": [
+                     *           "status"
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14965
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SprintPatchResult"];
                         meta: components["schemas"]["Meta"];
@@ -8501,6 +11190,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "No sprint \"2bc97452-cf6f-4c90-9351-0e480ae5de17\" in this project",
+                     *         "details": {
+                     *           "sprintId": "2bc97452-cf6f-4c90-9351-0e480ae5de17",
+                     *           "recovery": {
+                     *             "action": "LIST_SPRINTS",
+                     *             "endpoint": "GET /sprint",
+                     *             "payloadHint": null,
+                     *             "hint": "List the project's sprints and use a sprint's id (UUID)"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8569,6 +11275,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ticketId": "WEB-12",
+                 *       "sprintId": "064ba2fa-dc0b-405e-a13b-2a0abfbeaeb1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SprintAssignRequest"];
             };
         };
@@ -8579,6 +11291,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "sprintId": "064ba2fa-dc0b-405e-a13b-2a0abfbeaeb1",
+                     *         "action": "assigned"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14969
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SprintAssignResult"];
                         meta: components["schemas"]["Meta"];
@@ -8618,6 +11342,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TICKET_NOT_FOUND",
+                     *         "message": "Cannot find ticket \"WEB-99\" in this project",
+                     *         "details": {
+                     *           "ref": "WEB-99",
+                     *           "recovery": {
+                     *             "action": "RESOLVE_TICKET_REF",
+                     *             "endpoint": "GET /board",
+                     *             "payloadHint": null,
+                     *             "hint": "No ticket \"WEB-99\" in this project: list the board and use a ticket's id or its <PREFIX>-<number> key"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8721,6 +11462,283 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "resume": {
+                     *           "activeTicket": {
+                     *             "id": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "ticketRef": "WEB-12",
+                     *             "title": "Login form",
+                     *             "status": "in_progress",
+                     *             "expectedFiles": [
+                     *               "src/login.ts",
+                     *               "src/login.test.ts"
+                     *             ],
+                     *             "acceptanceCriteria": [
+                     *               {
+                     *                 "title": "Valid credentials sign in",
+                     *                 "requiresEvidence": true
+                     *               },
+                     *               {
+                     *                 "title": "A wrong password shows an error",
+                     *                 "requiresEvidence": false
+                     *               }
+                     *             ],
+                     *             "criteriaAcknowledged": true,
+                     *             "doneDefinition": "A user can sign in with email and password",
+                     *             "verificationCommand": "deno test src/login.test.ts",
+                     *             "riskClass": "local",
+                     *             "outOfScope": null,
+                     *             "branch": "feat/login-form",
+                     *             "subAgentName": null
+                     *           },
+                     *           "nextAction": {
+                     *             "action": "RESUME_WORK",
+                     *             "message": "Resume WEB-12 (in_progress): Login form"
+                     *           }
+                     *         },
+                     *         "agent": {
+                     *           "id": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *           "name": "builder",
+                     *           "platform": "claude-code",
+                     *           "model": "claude-sonnet-4-5",
+                     *           "company": "Anthropic",
+                     *           "role": "generator",
+                     *           "subAgentName": null,
+                     *           "capabilities": []
+                     *         },
+                     *         "project": {
+                     *           "id": "ddbad0b1-5cf5-4e24-b0eb-21aa5b397037",
+                     *           "name": "Web",
+                     *           "phase": "building",
+                     *           "moduleCount": 12,
+                     *           "modulesDone": 0
+                     *         },
+                     *         "brief": {
+                     *           "version": 1,
+                     *           "content": "{\"scope\":\"The Acme web app: sign-in, account settings and the billing pages\",\"goals\":[\"Users can sign in with email and password\",\"Sessions survive a reload\"],\"stack\":[\"Deno 2\",\"Hono\",\"PostgreSQL\"]}"
+                     *         },
+                     *         "briefTruncated": false,
+                     *         "briefFetchUrl": null,
+                     *         "openClaims": {
+                     *           "count": 2,
+                     *           "ticketIds": [
+                     *             "a9cc49b7-709e-40f1-8c63-32ce857b1915"
+                     *           ]
+                     *         },
+                     *         "expiredClaims": [],
+                     *         "expiringClaims": [],
+                     *         "conflictRisk": {
+                     *           "level": "none",
+                     *           "files": []
+                     *         },
+                     *         "collisionWarnings": [],
+                     *         "ledger": [
+                     *           {
+                     *             "id": "cbcc6671-9bc6-4727-b880-95f6d7ba5a65",
+                     *             "type": "TESTED",
+                     *             "content": "deno test src/login.test.ts: 6 passed",
+                     *             "source": "agent",
+                     *             "audit": false,
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "agentName": "builder",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "threadId": null,
+                     *             "fileRef": null,
+                     *             "lineRef": null,
+                     *             "labels": [],
+                     *             "payload": null,
+                     *             "severity": null,
+                     *             "createdAt": "2026-11-26T23:02:02.461Z"
+                     *           },
+                     *           {
+                     *             "id": "a414ee1d-4261-4a20-8037-010e25f013ba",
+                     *             "type": "PROGRESS",
+                     *             "content": "Built the login form",
+                     *             "source": "agent",
+                     *             "audit": false,
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "agentName": "builder",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "threadId": null,
+                     *             "fileRef": null,
+                     *             "lineRef": null,
+                     *             "labels": [],
+                     *             "payload": null,
+                     *             "severity": null,
+                     *             "createdAt": "2026-11-26T23:02:02.452Z"
+                     *           },
+                     *           {
+                     *             "id": "ca17a6a4-df83-4744-a01b-e775639a990d",
+                     *             "type": "DECISION",
+                     *             "content": "Passwords are checked with scrypt; the hash parameters live in config",
+                     *             "source": "agent",
+                     *             "audit": false,
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "agentName": "builder",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "threadId": null,
+                     *             "fileRef": "src/login.ts",
+                     *             "lineRef": 42,
+                     *             "labels": [],
+                     *             "payload": {
+                     *               "rationale": "scrypt is in the standard library and memory-hard",
+                     *               "alternatives": [
+                     *                 "bcrypt"
+                     *               ]
+                     *             },
+                     *             "severity": null,
+                     *             "createdAt": "2026-11-26T23:02:02.373Z"
+                     *           }
+                     *         ],
+                     *         "ledgerCursor": null,
+                     *         "threads": {
+                     *           "count": 0,
+                     *           "ids": []
+                     *         },
+                     *         "updates": [],
+                     *         "pendingActions": [],
+                     *         "hasBlockingActions": false,
+                     *         "yourReviews": [],
+                     *         "pendingReviews": {
+                     *           "count": 0,
+                     *           "ticketIds": []
+                     *         },
+                     *         "pendingReviewsTotal": 0,
+                     *         "pendingReviewsCursor": null,
+                     *         "workqueue": [],
+                     *         "boardSummary": {
+                     *           "total": 12,
+                     *           "byStatus": {
+                     *             "backlog": 11,
+                     *             "in_progress": 1
+                     *           },
+                     *           "columns": [
+                     *             "backlog",
+                     *             "claimed",
+                     *             "in_progress"
+                     *           ],
+                     *           "inReview": 0,
+                     *           "unassignedReady": 0
+                     *         },
+                     *         "activeSession": {
+                     *           "id": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *           "status": "active",
+                     *           "startedAt": "2026-11-26T23:01:58.146Z",
+                     *           "source": "pairing",
+                     *           "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *           "planVersion": 1,
+                     *           "plan": [
+                     *             {
+                     *               "status": "in_progress",
+                     *               "content": "Build the login form"
+                     *             },
+                     *             {
+                     *               "status": "pending",
+                     *               "content": "Write its tests"
+                     *             }
+                     *           ],
+                     *           "reportedAt": "2026-11-26T23:01:58.982Z"
+                     *         },
+                     *         "connectedAgents": [
+                     *           {
+                     *             "agentId": "85d30361-4495-43fc-8896-1ddc1c123b3b",
+                     *             "name": "styler",
+                     *             "role": "generator",
+                     *             "platform": "claude-code",
+                     *             "subAgentName": null,
+                     *             "sessionId": "2f1e98a2-fb45-499a-a0a7-4f97ed4eced7",
+                     *             "since": "2026-11-26T23:02:01.826Z",
+                     *             "isSelf": false
+                     *           },
+                     *           {
+                     *             "agentId": "ed52e4ca-ca03-4457-b33e-46c788f16c36",
+                     *             "name": "scratch",
+                     *             "role": "generator",
+                     *             "platform": "claude-code",
+                     *             "subAgentName": null,
+                     *             "sessionId": "12af8f73-e5c1-46a2-b9b5-d484cc381e10",
+                     *             "since": "2026-11-26T23:01:58.526Z",
+                     *             "isSelf": false
+                     *           },
+                     *           {
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "name": "builder",
+                     *             "role": "generator",
+                     *             "platform": "claude-code",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "since": "2026-11-26T23:01:58.146Z",
+                     *             "isSelf": true
+                     *           }
+                     *         ],
+                     *         "reviewConfig": {
+                     *           "mode": "medium",
+                     *           "reviewStatus": "review",
+                     *           "criteriaAckRequired": true,
+                     *           "testedEntryRequired": true,
+                     *           "directDoneAllowed": false
+                     *         },
+                     *         "guidance": [
+                     *           "Resume your active ticket: work only on its expected files, log PROGRESS as you go, TESTED with the verification command, then POST /handoff.",
+                     *           "Log a ledger entry at least every 15 minutes while you hold claims or an in-progress ticket.",
+                     *           "Never edit a file another agent has claimed (openClaims, GET /claim/check); open a thread instead."
+                     *         ],
+                     *         "nextAction": {
+                     *           "action": "RESUME_WORK",
+                     *           "message": "Resume WEB-12 (in_progress): Login form"
+                     *         },
+                     *         "isFirstSession": true,
+                     *         "complianceScore": 100,
+                     *         "envHealth": {
+                     *           "status": "unknown",
+                     *           "notes": [],
+                     *           "reportedAt": null
+                     *         },
+                     *         "repoMismatch": {
+                     *           "mismatch": false,
+                     *           "expectedBranch": "feat/login-form",
+                     *           "reportedBranch": "feat/login-form",
+                     *           "reportedRemote": "git@github.com:acme/web.git"
+                     *         },
+                     *         "skillVersion": "skill-94aceb820f4d",
+                     *         "skillStale": false,
+                     *         "schema": {
+                     *           "openapiUrl": "http://localhost:8787/openapi.json",
+                     *           "docsUrl": "http://localhost:8787/docs"
+                     *         },
+                     *         "pollingHint": {
+                     *           "endpoint": "GET /events",
+                     *           "url": "http://localhost:8787/api/events?since=ZXYxLmQyMzVjNjA5LjY2",
+                     *           "cursor": "ZXYxLmQyMzVjNjA5LjY2",
+                     *           "intervalSeconds": 10
+                     *         },
+                     *         "documents": [
+                     *           {
+                     *             "id": "skill",
+                     *             "kind": "skill",
+                     *             "title": "Working with the coordination service",
+                     *             "url": "http://localhost:8787/docs",
+                     *             "contentText": null,
+                     *             "totalChars": 538,
+                     *             "truncated": false
+                     *           }
+                     *         ],
+                     *         "mcpUrl": "http://localhost:8787/mcp"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14879,
+                     *         "responseBytes": 8057
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Context"];
                         meta: components["schemas"]["Meta"];
@@ -8733,6 +11751,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid ledger_limit: Too big: expected number to be <=100",
+                     *         "details": {
+                     *           "target": "query",
+                     *           "fields": [
+                     *             {
+                     *               "path": "ledger_limit",
+                     *               "message": "Too big: expected number to be <=100",
+                     *               "code": "too_big"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8831,6 +11867,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "section": "ledger",
+                     *         "rows": [
+                     *           {
+                     *             "id": "cbcc6671-9bc6-4727-b880-95f6d7ba5a65",
+                     *             "type": "TESTED",
+                     *             "content": "deno test src/login.test.ts: 6 passed",
+                     *             "source": "agent",
+                     *             "audit": false,
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "agentName": "builder",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "threadId": null,
+                     *             "fileRef": null,
+                     *             "lineRef": null,
+                     *             "labels": [],
+                     *             "payload": null,
+                     *             "severity": null,
+                     *             "createdAt": "2026-11-26T23:02:02.461Z"
+                     *           },
+                     *           {
+                     *             "id": "a414ee1d-4261-4a20-8037-010e25f013ba",
+                     *             "type": "PROGRESS",
+                     *             "content": "Built the login form",
+                     *             "source": "agent",
+                     *             "audit": false,
+                     *             "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *             "agentName": "builder",
+                     *             "subAgentName": null,
+                     *             "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *             "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *             "threadId": null,
+                     *             "fileRef": null,
+                     *             "lineRef": null,
+                     *             "labels": [],
+                     *             "payload": null,
+                     *             "severity": null,
+                     *             "createdAt": "2026-11-26T23:02:02.452Z"
+                     *           }
+                     *         ],
+                     *         "hasMore": true,
+                     *         "nextCursor": "eyJzIjoibGVkZ2VyIiwiZiI6eyJzb3VyY2UiOiJhZ2VudCIsImluY2x1ZGVBdWRpdCI6ZmFsc2V9LCJiIjoxM30"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14875
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ContextMore"];
                         meta: components["schemas"]["Meta"];
@@ -8843,6 +11931,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid section: Invalid option: expected one of \"ledger\"|\"threads\"|\"brief\"|\"reviews\"",
+                     *         "details": {
+                     *           "target": "query",
+                     *           "fields": [
+                     *             {
+                     *               "path": "section",
+                     *               "message": "Invalid option: expected one of \"ledger\"|\"threads\"|\"brief\"|\"reviews\"",
+                     *               "code": "invalid_value"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8933,6 +12039,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "seq": 1,
+                     *             "kind": "session.opened",
+                     *             "entityType": "session",
+                     *             "entityId": "9b5b6bd6-058f-4d92-8cb7-349d8bd1732a",
+                     *             "agentId": "dbece4ea-d293-4a94-b183-a9eb073465b8",
+                     *             "data": {
+                     *               "source": "pairing",
+                     *               "subAgentName": null
+                     *             },
+                     *             "createdAt": "2026-11-26T23:01:58.040Z"
+                     *           },
+                     *           {
+                     *             "seq": 2,
+                     *             "kind": "ledger.appended",
+                     *             "entityType": "ledger_entry",
+                     *             "entityId": "82e7ddc9-5f0b-4a7f-9d02-b20055d1ce91",
+                     *             "agentId": "dbece4ea-d293-4a94-b183-a9eb073465b8",
+                     *             "data": {
+                     *               "type": "AGENT_JOINED",
+                     *               "source": "system",
+                     *               "ticketId": null
+                     *             },
+                     *             "createdAt": "2026-11-26T23:01:58.040Z"
+                     *           }
+                     *         ],
+                     *         "nextCursor": "ZXYxLmQyMzVjNjA5LjI",
+                     *         "hasMore": true
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14873
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["EventsPage"];
                         meta: components["schemas"]["Meta"];
@@ -8945,6 +12089,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid limit: Too small: expected number to be >=1",
+                     *         "details": {
+                     *           "target": "query",
+                     *           "fields": [
+                     *             {
+                     *               "path": "limit",
+                     *               "message": "Too small: expected number to be >=1",
+                     *               "code": "too_small"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9031,6 +12193,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "version": "skill-94aceb820f4d",
+                     *         "title": "Working with the coordination service",
+                     *         "mediaType": "text/markdown",
+                     *         "content": "# Working with the coordination service\n1. GET /api/context first: brief, claims, threads, your active ticket and what to do next.\n2. POST /api/begin with a ticket and its files: claims the files and starts the ticket.\n3. Log as you go: POST /api/ledger (PROGRESS, DECISION, TESTED...). Silence over 15 minutes while holding\n   work blocks other writes with 429 LEDGER_STALE.\n4. POST /api/handoff when done: releases your claims and moves the ticket to review.\nNever edit a file another agent has claimed: check with GET /api/claim/check.",
+                     *         "totalChars": 538,
+                     *         "docsUrl": "http://localhost:8787/docs"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14955
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SkillDocument"];
                         meta: components["schemas"]["Meta"];
@@ -9059,6 +12236,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9144,6 +12329,77 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "issues": [
+                     *           {
+                     *             "id": "92069095-8dcb-4092-ab37-930ff8f188e5",
+                     *             "key": "WEB-1",
+                     *             "number": 1,
+                     *             "title": "Project skeleton",
+                     *             "state": "open",
+                     *             "status": "backlog",
+                     *             "type": null,
+                     *             "priority": "normal",
+                     *             "labels": [],
+                     *             "assignee": null,
+                     *             "url": "http://localhost:8787/api/ticket?key=WEB-1",
+                     *             "createdAt": "2026-11-26T23:01:59.960Z",
+                     *             "updatedAt": "2026-11-26T23:01:59.960Z",
+                     *             "nextAction": {
+                     *               "action": "ADD_CRITERIA",
+                     *               "message": "Open and unassigned, no acceptance criteria yet: add some while acknowledging, then begin it",
+                     *               "endpoint": "POST /ticket/92069095-8dcb-4092-ab37-930ff8f188e5/acknowledge",
+                     *               "payloadHint": {
+                     *                 "additionalCriteria": [
+                     *                   {
+                     *                     "title": "<criterion>",
+                     *                     "requiresEvidence": true
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           },
+                     *           {
+                     *             "id": "045abe77-bb75-456a-a311-6e1e59a89fd4",
+                     *             "key": "WEB-2",
+                     *             "number": 2,
+                     *             "title": "CI pipeline",
+                     *             "state": "open",
+                     *             "status": "backlog",
+                     *             "type": null,
+                     *             "priority": "normal",
+                     *             "labels": [],
+                     *             "assignee": null,
+                     *             "url": "http://localhost:8787/api/ticket?key=WEB-2",
+                     *             "createdAt": "2026-11-26T23:02:00.032Z",
+                     *             "updatedAt": "2026-11-26T23:02:00.032Z",
+                     *             "nextAction": {
+                     *               "action": "ADD_CRITERIA",
+                     *               "message": "Open and unassigned, no acceptance criteria yet: add some while acknowledging, then begin it",
+                     *               "endpoint": "POST /ticket/045abe77-bb75-456a-a311-6e1e59a89fd4/acknowledge",
+                     *               "payloadHint": {
+                     *                 "additionalCriteria": [
+                     *                   {
+                     *                     "title": "<criterion>",
+                     *                     "requiresEvidence": true
+                     *                   }
+                     *                 ]
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "total": 12,
+                     *         "returned": 2,
+                     *         "nextCursor": "eyJ2IjoxLCJhZnRlciI6MiwiZiI6IjExdmV4NGEifQ",
+                     *         "boardUrl": "http://localhost:8787/api/board"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14956
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["IssueList"];
                         meta: components["schemas"]["Meta"];
@@ -9165,6 +12421,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHORIZED",
+                     *         "message": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -9233,7 +12497,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "svc_ac_hT3kP9wQ2mZ7vR1xC5nB8dF0gJ4sL6yE2uA9oI3tW7q",
+                 *       "redirect_uri": "http://127.0.0.1:33418/callback",
+                 *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+                 *       "client_id": "svc_client_xzALUgUIGEw8JoAAV2_gwiLa"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OAuthTokenRequest"];
+                /**
+                 * @example {
+                 *       "grant_type": "authorization_code",
+                 *       "code": "svc_ac_hT3kP9wQ2mZ7vR1xC5nB8dF0gJ4sL6yE2uA9oI3tW7q",
+                 *       "redirect_uri": "http://127.0.0.1:33418/callback",
+                 *       "code_verifier": "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+                 *       "client_id": "svc_client_xzALUgUIGEw8JoAAV2_gwiLa"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OAuthTokenRequest"];
             };
         };
@@ -9244,6 +12526,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJSUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6IjIwMjYtMTEtMjYifQ.eyJpc3MiOiJodHRwOi8vbG9jYWxob3N0Ojg3ODciLCJhdWQiOiJodHRwOi8vbG9jYWxob3N0Ojg3ODcvbWNwIiwic2NvcGUiOiJ3cml0ZSJ9.c2lnbmF0dXJlLW9mLXRoZS1hY2Nlc3MtdG9rZW4",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600,
+                     *       "refresh_token": "svc_rt_Xq2vD0mZf1kQ8sL3wE7pR5tY9uI4oA6hJ0bN2cV8gK1",
+                     *       "scope": "write"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthTokenResponse"];
                 };
             };
@@ -9253,6 +12544,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_grant",
+                     *       "error_description": "The refresh token is invalid"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
@@ -9283,7 +12580,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "svc_rt_jCT-uN2zvJQsHdN2KHBfDODd8a6r2oeyLrHuSmP-RjB",
+                 *       "token_type_hint": "refresh_token"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["OAuthRevokeRequest"];
+                /**
+                 * @example {
+                 *       "token": "svc_rt_jCT-uN2zvJQsHdN2KHBfDODd8a6r2oeyLrHuSmP-RjB",
+                 *       "token_type_hint": "refresh_token"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OAuthRevokeRequest"];
             };
         };
@@ -9294,6 +12603,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example {} */
                     "application/json": components["schemas"]["OAuthRevokeResponse"];
                 };
             };
@@ -9303,6 +12613,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_request",
+                     *       "error_description": "Missing parameter token"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
@@ -9339,6 +12655,41 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://localhost:8787",
+                     *       "authorization_endpoint": "http://localhost:8787/oauth/authorize",
+                     *       "token_endpoint": "http://localhost:8787/api/oauth/token",
+                     *       "registration_endpoint": "http://localhost:8787/api/oauth/register",
+                     *       "revocation_endpoint": "http://localhost:8787/api/oauth/revoke",
+                     *       "jwks_uri": "http://localhost:8787/api/oauth/jwks",
+                     *       "scopes_supported": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "response_types_supported": [
+                     *         "code"
+                     *       ],
+                     *       "response_modes_supported": [
+                     *         "query"
+                     *       ],
+                     *       "grant_types_supported": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "none"
+                     *       ],
+                     *       "revocation_endpoint_auth_methods_supported": [
+                     *         "none"
+                     *       ],
+                     *       "code_challenge_methods_supported": [
+                     *         "S256"
+                     *       ],
+                     *       "authorization_response_iss_parameter_supported": true,
+                     *       "service_documentation": "http://localhost:8787/docs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthAuthorizationServerMetadata"];
                 };
             };
@@ -9357,6 +12708,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "server_error",
+                     *       "error_description": "Unexpected failure"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
@@ -9377,6 +12734,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "RSA",
+                     *           "n": "5LQJxZes-LLCkL-n8TVRrUFZ6jSBlB0WLa2r6NSMMAPasMMBwDJCv2WMZFsSi_yzK7-FqSelkF7FZMszf4lUF1YzkFIJSdyMYoDpWiVlBb7F0qz9Py76vNZ4Xh1EFqvD_aEcI6ONpYe7fMNZ9NpvgM_j8tWjJj50wE7m55ZW9CJZZ33fLhibmhVGCn1seiJ1q3gaz5g_FnTUm-WY4TckvOX5HwGnXrOQfIZb9sJ29aEod7smPkyduQkVpVLxguSDzVyhaTMzRxWiXI_1MuBq5I9f9zDVRYcIDHUVdJN3au0L8NHhVQq1aiSRpFG34ZbpeBR3EoTxqCgMmseC1g_Xww",
+                     *           "e": "AQAB",
+                     *           "kid": "MVQJo8KcTcB9c6u_iOy_BjdtMkgeuBX8BJGyk31nHR4",
+                     *           "use": "sig",
+                     *           "alg": "RS256"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["JsonWebKeySet"];
                 };
             };
@@ -9395,6 +12766,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "server_error",
+                     *       "error_description": "Unexpected failure"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
@@ -9415,6 +12792,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "resource": "http://localhost:8787/mcp",
+                     *       "authorization_servers": [
+                     *         "http://localhost:8787"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "resource_documentation": "http://localhost:8787/docs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
                 };
             };
@@ -9433,6 +12826,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "server_error",
+                     *       "error_description": "Unexpected failure"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
@@ -9453,6 +12852,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "resource": "http://localhost:8787/mcp",
+                     *       "authorization_servers": [
+                     *         "http://localhost:8787"
+                     *       ],
+                     *       "bearer_methods_supported": [
+                     *         "header"
+                     *       ],
+                     *       "scopes_supported": [
+                     *         "read",
+                     *         "write"
+                     *       ],
+                     *       "resource_documentation": "http://localhost:8787/docs"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthProtectedResourceMetadata"];
                 };
             };
@@ -9471,6 +12886,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "server_error",
+                     *       "error_description": "Unexpected failure"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthError"];
                 };
             };
@@ -9485,6 +12906,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirect_uris": [
+                 *         "http://127.0.0.1:33418/callback"
+                 *       ],
+                 *       "client_name": "Claude Code"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OAuthRegisterRequest"];
             };
         };
@@ -9495,6 +12924,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "client_id": "svc_client_xzALUgUIGEw8JoAAV2_gwiLa",
+                     *       "client_id_issued_at": 1795734124,
+                     *       "client_name": "Claude Code",
+                     *       "redirect_uris": [
+                     *         "http://127.0.0.1:33418/callback"
+                     *       ],
+                     *       "grant_types": [
+                     *         "authorization_code",
+                     *         "refresh_token"
+                     *       ],
+                     *       "response_types": [
+                     *         "code"
+                     *       ],
+                     *       "token_endpoint_auth_method": "none",
+                     *       "scope": "read write"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthClient"];
                 };
             };
@@ -9504,6 +12952,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "invalid_redirect_uri",
+                     *       "error_description": "redirect_uris[0]: scheme \"javascript\" is not allowed"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OAuthRegisterError"];
                 };
             };
@@ -9562,6 +13016,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *       <meta charset="utf-8">
+                     *       <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *       <meta name="referrer" content="no-referrer">
+                     *       <title>Sign in</title>
+                     *     </head>
+                     *     <body>
+                     *       <h1>Sign in</h1>
+                     *       <p>Sign in to connect an application to your projects.</p>
+                     *       <form method="post" action="/oauth/authorize">
+                     *           <input type="hidden" name="response_type" value="code">
+                     *           <input type="hidden" name="client_id" value="svc_client_xzALUgUIGEw8JoAAV2_gwiLa">
+                     *           <input type="hidden" name="redirect_uri" value="http:&#47;&#47;127.0.0.1:33418&#47;callback">
+                     *           <input type="hidden" name="code_challenge" value="E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM">
+                     *           <input type="hidden" name="code_challenge_method" value="S256">
+                     *           <input type="hidden" name="scope" value="read write">
+                     *           <input type="hidden" name="state" value="af0ifjsldkj">
+                     *           <input type="hidden" name="csrf_token" value="35410984418a60fb7fd9b4c2aeb2424f1df1410f14515ffc9a501b54e69a9ad3">
+                     *           <input type="hidden" name="action" value="signin">
+                     *           <label for="email">Email</label>
+                     *           <input id="email" name="email" type="email" autocomplete="username" required value="">
+                     *           <label for="password">Password</label>
+                     *           <input id="password" name="password" type="password" autocomplete="current-password" required>
+                     *           <button type="submit">Sign in</button>
+                     *       </form>
+                     *     </body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -9578,6 +13063,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *       <meta charset="utf-8">
+                     *       <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *       <meta name="referrer" content="no-referrer">
+                     *       <title>Authorization error</title>
+                     *     </head>
+                     *     <body>
+                     *       <h1>Authorization request refused</h1>
+                     *       <p>This authorization request cannot be completed: the application is unknown or its redirect address is
+                     *       not registered. You were not redirected. Close this page and connect again from your application.</p>
+                     *     </body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };
@@ -9599,6 +13100,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "response_type": "code",
+                 *       "client_id": "svc_client_xzALUgUIGEw8JoAAV2_gwiLa",
+                 *       "redirect_uri": "http://127.0.0.1:33418/callback",
+                 *       "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                 *       "code_challenge_method": "S256",
+                 *       "scope": "read write",
+                 *       "state": "af0ifjsldkj"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": {
                     /** @description `code` */
                     response_type: string;
@@ -9629,6 +13141,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!doctype html>
+                     *     <html lang="en">
+                     *     <head>
+                     *       <meta charset="utf-8">
+                     *       <meta name="viewport" content="width=device-width, initial-scale=1">
+                     *       <meta name="referrer" content="no-referrer">
+                     *       <title>Authorization error</title>
+                     *     </head>
+                     *     <body>
+                     *       <h1>Authorization request refused</h1>
+                     *       <p>This authorization request cannot be completed: the application is unknown or its redirect address is
+                     *       not registered. You were not redirected. Close this page and connect again from your application.</p>
+                     *     </body>
+                     *     </html>
+                     */
                     "text/html": string;
                 };
             };

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { SERVICE_VERSION } from "@/config.ts";
+import { errorExampleComponents } from "@/contracts/examples/index.ts";
 import type { AppEnv } from "@/http/env.ts";
 
 const DESCRIPTION =
@@ -62,6 +63,9 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>) {
     description:
       "Session token (svc_sess_), sub-agent token (svc_sub_), API key (svc_key_) or OAuth access token",
   });
+  for (const [name, example] of errorExampleComponents()) {
+    api.openAPIRegistry.registerComponent("examples", name, example);
+  }
   const doc = api.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {

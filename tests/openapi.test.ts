@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DOCUMENT_PATH, documentText, SCHEMA_PATH, schemaText } from "../scripts/openapi-artifacts.ts";
 import { contractProblems } from "./helpers/contract-check.ts";
+import { loadContract } from "./security/fuzz/spec.ts";
 import { call, test } from "./helpers/mod.ts";
 
 test("openapi/openapi.json is up to date (run `deno task openapi`)", async () => {
@@ -77,4 +78,78 @@ test("every operation has a unique camelCase operationId; info.license is set; n
   for (const name of Object.keys(doc.components.schemas)) {
     assert.ok(text.includes(`"#/components/schemas/${name}"`), `unused component ${name}`);
   }
+});
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+/** The example values of a media type: `example`, or each of `examples` (a `$ref` into components/examples). */
+function examplesOf(doc: Json, media: Json): unknown[] {
+  if (media.example !== undefined) return [media.example];
+  return Object.values(media.examples ?? {}).map((e: Json) =>
+    e.$ref ? doc.components.examples[e.$ref.replace("#/components/examples/", "")].value : e.value
+  );
+}
+
+test("every operation shows a request example, its success answer and an error of its own, each valid against its schema", async () => {
+  const contract = await loadContract({ withServers: true });
+  const doc = contract.doc;
+  const problems: string[] = [];
+  let operations = 0;
+  let complete = 0;
+  const checkAll = (where: string, schema: Json, values: unknown[]) => {
+    for (const value of values) {
+      const errors = contract.check(schema ?? {}, value);
+      if (errors) problems.push(`${where}: example does not match its schema: ${errors.join("; ")}`);
+    }
+  };
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      operations++;
+      const id = `${method.toUpperCase()} ${path}`;
+      const before = problems.length;
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {}) as [string, Json][]) {
+        const values = examplesOf(doc, media);
+        if (values.length === 0) problems.push(`${id}: no request example (${type})`);
+        checkAll(`${id} request ${type}`, media.schema, values);
+      }
+      const statuses = Object.keys(op.responses);
+      for (const success of statuses.filter((s) => /^2/.test(s) && op.responses[s].content)) {
+        for (const [type, media] of Object.entries(op.responses[success].content) as [string, Json][]) {
+          if (examplesOf(doc, media).length === 0) {
+            problems.push(`${id}: no example of its ${success} (${type})`);
+          }
+        }
+      }
+      const ownError = statuses.some((s) =>
+        /^[45]/.test(s) &&
+        Object.values(op.responses[s].content ?? {}).some((m: Json) => m.example !== undefined)
+      );
+      if (!ownError) problems.push(`${id}: no example of an error of its own (only the generic ones)`);
+      for (const status of statuses) {
+        for (const [type, media] of Object.entries(op.responses[status].content ?? {}) as [string, Json][]) {
+          checkAll(`${id} ${status} ${type}`, media.schema, examplesOf(doc, media));
+        }
+      }
+      for (const param of op.parameters ?? []) {
+        const values = [param.example, param.schema?.example].filter((v) => v !== undefined);
+        checkAll(`${id} parameter ${param.name}`, param.schema, values);
+      }
+      if (problems.length === before) complete++;
+    }
+  }
+  // Examples inside the component schemas (`.openapi({ example })` on a field) match their field.
+  const walk = (where: string, schema: Json) => {
+    if (!schema || typeof schema !== "object") return;
+    if (!Array.isArray(schema) && schema.example !== undefined) {
+      const { example, ...rest } = schema;
+      checkAll(where, rest, [example]);
+    }
+    for (const [k, v] of Object.entries(schema)) walk(`${where}/${k}`, v);
+  };
+  for (const [name, schema] of Object.entries(doc.components.schemas)) {
+    walk(`#/components/schemas/${name}`, schema);
+  }
+  assert.deepEqual(problems, [], `${complete} of ${operations} operations complete`);
+  assert.equal(complete, operations);
 });

@@ -49,7 +49,135 @@ export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ data, meta: MetaSchema });
 }
 
-const errorContent = { "application/json": { schema: ErrorSchema } };
+/**
+ * A realistic answer per error status, published once under `components/examples` (`Error<status>`) and
+ * shown on every operation that documents the status; operations show their own commonest error inline
+ * (src/contracts/examples/).
+ */
+export const ERROR_EXAMPLES: Record<number, { summary: string; value: z.input<typeof ErrorSchema> }> = {
+  400: {
+    summary: "VALIDATION_ERROR",
+    value: {
+      error: {
+        code: "VALIDATION_ERROR",
+        message: "Invalid title: Too small: expected string to have >=1 characters",
+        details: {
+          fields: [{
+            path: "title",
+            message: "Too small: expected string to have >=1 characters",
+            code: "too_small",
+          }],
+        },
+      },
+    },
+  },
+  401: {
+    summary: "UNAUTHORIZED",
+    value: { error: { code: "UNAUTHORIZED", message: "Missing bearer token" } },
+  },
+  403: {
+    summary: "FORBIDDEN",
+    value: {
+      error: {
+        code: "FORBIDDEN",
+        message: 'Cannot call POST /ticket: missing scope "write:ticket"',
+        details: {
+          requiredScope: "write:ticket",
+          recovery: {
+            action: "REPAIR_OR_REFRESH",
+            endpoint: "POST /pair/connect",
+            payloadHint: { code: "<pairing code>" },
+            hint: 'Pair again with a role whose token carries "write:ticket", or use a key that has it',
+          },
+        },
+      },
+    },
+  },
+  404: {
+    summary: "NOT_FOUND",
+    value: {
+      error: {
+        code: "NOT_FOUND",
+        message: 'Cannot find sprint "9b3e2c71-5d0a-4f8e-a6c4-2e7d1f9b0a53" in this project',
+      },
+    },
+  },
+  409: {
+    summary: "CONFLICT",
+    value: {
+      error: {
+        code: "CONFLICT",
+        message: "The ticket moved meanwhile: expected review, found done",
+        details: { expectedStatus: "review", observedStatus: "done" },
+      },
+    },
+  },
+  413: {
+    summary: "PAYLOAD_TOO_LARGE",
+    value: {
+      error: {
+        code: "PAYLOAD_TOO_LARGE",
+        message: "Request body exceeds 1048576 bytes",
+        details: { maxBytes: 1048576 },
+      },
+    },
+  },
+  415: {
+    summary: "VALIDATION_ERROR (content type)",
+    value: { error: { code: "VALIDATION_ERROR", message: "Content-Type must be application/json" } },
+  },
+  422: {
+    summary: "INVALID_TRANSITION",
+    value: {
+      error: {
+        code: "INVALID_TRANSITION",
+        message: 'Cannot move WEB-12 from "backlog" to "done"',
+        details: { from: "backlog", to: "done", validTransitions: ["claimed", "in_progress", "cancelled"] },
+      },
+    },
+  },
+  429: {
+    summary: "RATE_LIMITED",
+    value: { error: { code: "RATE_LIMITED", message: "Rate limit exceeded; retry after the window resets" } },
+  },
+  500: {
+    summary: "INTERNAL",
+    value: {
+      error: {
+        code: "INTERNAL",
+        message: "Unexpected failure",
+        details: { requestId: "6f1d2c3b-8a4e-4b7f-9c0d-1e2f3a4b5c6d" },
+      },
+    },
+  },
+  503: {
+    summary: "SERVICE_UNAVAILABLE",
+    value: {
+      error: {
+        code: "SERVICE_UNAVAILABLE",
+        message: "The service cannot reach its database right now; retry later",
+        details: {
+          requestId: "6f1d2c3b-8a4e-4b7f-9c0d-1e2f3a4b5c6d",
+          recovery: {
+            action: "RETRY_LATER",
+            endpoint: "POST /ledger",
+            payloadHint: null,
+            hint: "Send the same request again after 5 seconds (Retry-After)",
+          },
+        },
+      },
+    },
+  },
+};
+
+const errorContent = (status: number) => ({
+  "application/json": {
+    schema: ErrorSchema,
+    ...(ERROR_EXAMPLES[status]
+      ? { examples: { [ERROR_EXAMPLES[status].summary]: { $ref: `#/components/examples/Error${status}` } } }
+      : {}),
+  },
+});
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400:
@@ -68,8 +196,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /** Error responses for a route, spread into its `responses`. */
 export function errorResponses(...statuses: number[]) {
-  const out: Record<number, { description: string; content: typeof errorContent }> = {};
-  for (const s of statuses) out[s] = { description: ERROR_DESCRIPTIONS[s] ?? "Error", content: errorContent };
+  const out: Record<number, { description: string; content: ReturnType<typeof errorContent> }> = {};
+  for (const s of statuses) {
+    out[s] = { description: ERROR_DESCRIPTIONS[s] ?? "Error", content: errorContent(s) };
+  }
   return out;
 }
 

@@ -18,7 +18,7 @@ export const OAuthRegisterRequest = z.object({
 }).openapi("OAuthRegisterRequest");
 
 export const OAuthClient = z.object({
-  client_id: z.string().openapi({ example: "svc_client_4kq0..." }),
+  client_id: z.string().openapi({ example: "svc_client_xzALUgUIGEw8JoAAV2_gwiLa" }),
   client_id_issued_at: z.number().int().openapi({ description: "Unix seconds" }),
   client_name: z.string(),
   redirect_uris: z.array(z.string()),

@@ -45,7 +45,7 @@ export const ProjectSummary = z.object({
 
 export const ConnectData = z.object({
   status: z.enum(["connected", "reconnected"]),
-  sessionToken: z.string().openapi({ example: "svc_sess_..." }),
+  sessionToken: z.string().openapi({ example: "svc_sess_q7Vb2LxR9mTz4KpW1nYc8HdF3sJ6gA0eUo5iZrN2tQk" }),
   sessionId: z.string().uuid(),
   agent: z.object({ id: z.string(), name: z.string(), platform: z.string().nullable() }),
   project: ProjectSummary,

@@ -10,7 +10,10 @@ export const RESPONSE_BODY_MAX = 8000;
 export const ACTIVITY_RESULT_MAX = 4000;
 
 export const SessionIdParam = z.object({
-  sessionId: z.string().openapi({ param: { name: "sessionId", in: "path" }, example: "3f6c...-uuid" }),
+  sessionId: z.string().openapi({
+    param: { name: "sessionId", in: "path" },
+    example: "3f6c2a1e-8b4d-4e7f-9a0c-5d2b1e8f7a64",
+  }),
 });
 
 export const PlanItem = z.object({
@@ -142,7 +145,7 @@ export const RefreshRequest = z.object({
 }).strict().openapi("SessionRefreshRequest");
 
 export const RefreshResult = z.object({
-  sessionToken: z.string().openapi({ example: "svc_sess_..." }),
+  sessionToken: z.string().openapi({ example: "svc_sess_q7Vb2LxR9mTz4KpW1nYc8HdF3sJ6gA0eUo5iZrN2tQk" }),
   sessionId: z.string().uuid(),
   agent: z.object({ id: z.string(), name: z.string() }),
   expiresAt: z.string().openapi({ description: "Hard limit of the new token: 7 days after the refresh" }),

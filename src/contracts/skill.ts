@@ -53,7 +53,7 @@ export const Issue = BoardRow.pick({
 }).extend({
   key: z.string().openapi({
     description: "The ticket key, accepted wherever a ticket id is",
-    example: "DEMO-12",
+    example: "WEB-12",
   }),
   state: z.enum(["open", "closed"]),
   labels: z.array(z.string()).openapi({ description: "The ticket's tags" }),

@@ -44,7 +44,7 @@ const TICKET_REF =
 export const SprintAssignBody = z.object({
   ticketId: z.string().regex(TICKET_REF, "A ticket UUID or a <PREFIX>-<number> key").openapi({
     description: "Ticket UUID or `<PREFIX>-<number>` key",
-    example: "PA-12",
+    example: "WEB-12",
   }),
   sprintId: z.string().uuid().nullable().openapi({
     description: "Sprint UUID (never its number), or null to unassign",

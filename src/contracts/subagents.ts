@@ -16,7 +16,7 @@ export const SubAgentMintRequest = z.object({
 }).strict().openapi("SubAgentMintRequest");
 
 export const SubAgentMintResult = z.object({
-  subAgentToken: z.string().openapi({ example: "svc_sub_..." }),
+  subAgentToken: z.string().openapi({ example: "svc_sub_Hn4Tq8Wz1Lc6Rv3Bx9Mk2Pf7Yd5Gs0Ja8Ue4Io1Kt6Nw" }),
   sessionId: z.string().uuid(),
   name: z.string(),
   expiresAt: z.string().openapi({ description: "ttlHours after minting" }),

@@ -11,7 +11,7 @@ export const ThreadIdParams = z.object({
 
 const TicketRef = z.string().min(1).max(64).openapi({
   description: "Ticket UUID or `<PREFIX>-<number>` key of this project",
-  example: "PA-12",
+  example: "WEB-12",
 });
 
 export const ThreadOpenBody = z.object({

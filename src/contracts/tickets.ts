@@ -179,10 +179,12 @@ function commaList<T extends string>(allowed: readonly T[]) {
 }
 
 export const GetTicketQuery = z.object({
-  id: z.string().uuid().optional().openapi({ description: "Ticket UUID" }),
+  id: z.string().uuid("id takes the ticket's UUID: send a <PREFIX>-<number> key as key=").optional().openapi({
+    description: "Ticket UUID (a key goes in `key`)",
+  }),
   key: z.string().min(1).max(30).optional().openapi({
     description: "Human key <PREFIX>-<number>; wins over id when both are given",
-    example: "DEMO-12",
+    example: "WEB-12",
   }),
   include: commaList(INCLUDES).optional().openapi({
     type: "string",
@@ -261,7 +263,7 @@ const NextAction = z.object({
 export const TicketSchema = z.object({
   id: z.string().uuid(),
   number: z.number().int(),
-  ticketRef: z.string().openapi({ example: "DEMO-12" }),
+  ticketRef: z.string().openapi({ example: "WEB-12" }),
   title: z.string(),
   description: z.string().nullable(),
   type: z.string().nullable(),

@@ -14,6 +14,7 @@ import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
 import { errorBody, fieldErrors } from "./errors.ts";
 import { metaContextFor } from "./meta.ts";
 import { COMMON_ERRORS, errorResponses, PUBLIC_ERRORS } from "@/contracts/common.ts";
+import { withExamples } from "@/contracts/examples/index.ts";
 import { actorCtx, type AppEnv } from "./env.ts";
 
 export interface RoutePolicy {
@@ -53,7 +54,7 @@ export function defineRoute<R extends RouteConfig>(config: R, policy: RoutePolic
     ...(policy.scope ? { "x-svc-scope": policy.scope } : {}),
     ...(policy.roles ? { "x-svc-roles": policy.roles } : {}),
   };
-  const defined = createRoute(route as R) as unknown as Defined<R>;
+  const defined = createRoute(withExamples(route) as R) as unknown as Defined<R>;
   policies.set(defined, policy);
   return defined;
 }

@@ -8,6 +8,7 @@ import {
   SessionCompleteBody,
   SessionCompleteResponse,
 } from "@/contracts/handoff.ts";
+import { TicketIdPath } from "@/contracts/workflow.ts";
 import { handoff } from "@/domain/handoff/handoff.ts";
 import { notGenerator } from "@/domain/handoff/preconditions.ts";
 import { getQaRun, listQaRuns } from "@/domain/handoff/qa.ts";
@@ -50,7 +51,9 @@ export const handoffRoute = defineRoute({
     "reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry " +
     "mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), " +
     "PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), " +
-    "PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE.",
+    "PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. " +
+    "When the caller's token belonged to the session handed off (it no longer works), the message starts by " +
+    "saying so: pair again with a new code (POST /pair/connect) before any call it names.",
   request: { body: { required: true, content: { "application/json": { schema: HandoffBody } } } },
   responses: {
     200: { description: "Handed off", content: { "application/json": { schema: HandoffResponse } } },
@@ -110,10 +113,9 @@ export const listQaRunsRoute = defineRoute({
   path: "/ticket/{ticketId}/qa",
   tags: ["Handoff"],
   summary: "List a ticket's QA runs, newest first",
-  description: "Scope read:board. ticketId is the ticket UUID. Unknown ticket: 404 TICKET_NOT_FOUND.",
-  request: {
-    params: z.object({ ticketId: z.string().openapi({ param: { name: "ticketId", in: "path" } }) }),
-  },
+  description: "Scope read:board. ticketId is the ticket UUID, never the key. Unknown ticket: 404 " +
+    "TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF; for a key it reads the ticket by key, for its id).",
+  request: { params: TicketIdPath },
   responses: {
     200: {
       description: "The ticket's QA runs",

@@ -115,3 +115,158 @@ test("TKT-197 the POST /ticket/{id}/... variants that exist are documented, and 
   });
   assert.equal(byKey.status, 404);
 });
+
+/** Each body or query that the spec lets carry a ticket reference, called once with the key and once with the id. */
+const BODY_AND_QUERY_REFS: {
+  name: string;
+  call: (s: Awaited<ReturnType<typeof setup>>, ref: string, ticket: { id: string }) => Promise<number>;
+  ok: number;
+}[] = [
+  {
+    name: "POST /begin",
+    ok: 200,
+    call: async (s, ref) =>
+      (await call("POST", "/begin", {
+        token: s.agent.token,
+        body: { ticketId: ref, files: [`src/${crypto.randomUUID().slice(0, 6)}.ts`] },
+      })).status,
+  },
+  {
+    name: "POST /claim",
+    ok: 200,
+    call: async (s, ref) =>
+      (await call("POST", "/claim", {
+        token: s.agent.token,
+        body: {
+          files: [`src/${crypto.randomUUID().slice(0, 6)}.ts`],
+          ticketId: ref,
+          sessionId: s.agent.sessionId,
+        },
+      })).status,
+  },
+  {
+    name: "POST /ledger/batch",
+    ok: 200,
+    call: async (s, ref) =>
+      (await call("POST", "/ledger/batch", {
+        token: s.agent.token,
+        body: { entries: [{ type: "FOUND", content: "Found it", ticketId: ref }] },
+      })).status,
+  },
+  {
+    name: "GET /ledger?ticketId",
+    ok: 200,
+    call: async (s, ref) =>
+      (await call("GET", `/ledger?ticketId=${encodeURIComponent(ref)}`, { token: s.agent.token })).status,
+  },
+  {
+    name: "POST /thread",
+    ok: 201,
+    call: async (s, ref) =>
+      (await call("POST", "/thread", {
+        token: s.agent.token,
+        body: { intent: "Rework the login form", ticketId: ref },
+      })).status,
+  },
+  {
+    name: "DELETE /ticket",
+    ok: 200,
+    call: async (s, ref) =>
+      (await call("DELETE", "/ticket", { token: s.agent.token, body: { ticketId: ref } })).status,
+  },
+];
+
+for (const endpoint of BODY_AND_QUERY_REFS) {
+  test(`CONV-023/CONV-024 ${endpoint.name} takes the ticket's id and its key alike`, async () => {
+    const s = await setup({ reviewMode: "light" });
+    for (const form of ["id", "key"] as const) {
+      const ticket = await create(s.agent.token);
+      const ref = form === "id" ? ticket.id : `${s.prefix}-${ticket.number}`;
+      assert.equal(await endpoint.call(s, ref, ticket), endpoint.ok, `${endpoint.name} with the ${form}`);
+    }
+  });
+}
+
+test("CONV-023/CONV-024 POST /handoff takes the ticket's key as well as its id", async () => {
+  for (const form of ["id", "key"] as const) {
+    const s = await setup({ reviewMode: "light" });
+    const ticket = await create(s.agent.token);
+    const ref = form === "id" ? ticket.id : `${s.prefix}-${ticket.number}`;
+    const begun = await call("POST", "/begin", {
+      token: s.agent.token,
+      body: { ticketId: ref, files: ["src/app.ts"] },
+    });
+    assert.equal(begun.status, 200, begun.text);
+    for (const type of ["PROGRESS", "TESTED"]) {
+      const entry = await call("POST", "/ledger", {
+        token: s.agent.token,
+        body: { type, content: "Built and tested it", ticketId: ref, sessionId: s.agent.sessionId },
+      });
+      assert.equal(entry.status, 201, entry.text);
+    }
+    const res = await call("POST", "/handoff", {
+      token: s.agent.token,
+      body: {
+        moduleName: "app",
+        summary: "Done",
+        sessionId: s.agent.sessionId,
+        ticketId: ref,
+        testResults: "ok",
+      },
+    });
+    assert.equal(res.status, 200, `${form}: ${res.text}`);
+  }
+});
+
+test("CONV-028 GET /ticket reads by key and by id; an id that is a key is refused with a pointer to `key`", async () => {
+  const s = await setup();
+  const ticket = await create(s.agent.token);
+  const key = `${s.prefix}-${ticket.number}`;
+  const byKey = await call("GET", `/ticket?key=${key}`, { token: s.agent.token });
+  const byId = await call("GET", `/ticket?id=${ticket.id}`, { token: s.agent.token });
+  assert.equal(byKey.status, 200, byKey.text);
+  assert.equal(byId.status, 200, byId.text);
+  assert.equal(byKey.body.data.id, byId.body.data.id);
+  const keyAsId = await call("GET", `/ticket?id=${key}`, { token: s.agent.token });
+  assert.equal(keyAsId.status, 400, keyAsId.text);
+  assert.match(keyAsId.text, /key=/, "the refusal says where a key goes");
+});
+
+/** Every path that carries a ticket, with the key in it: 404 whose recovery reads the ticket by key. */
+const PATH_REFS: [string, string, unknown?][] = [
+  ["POST", "/ticket/{ref}/acknowledge", {}],
+  ["POST", "/ticket/{ref}/approve", {}],
+  ["POST", "/ticket/{ref}/artifacts", { type: "branch", url: "https://git.example/web/tree/login" }],
+  ["GET", "/ticket/{ref}/artifacts"],
+  ["PATCH", "/ticket/{ref}/artifacts/00000000-0000-4000-8000-000000000000", { status: "merged" }],
+  ["GET", "/ticket/{ref}/qa"],
+];
+
+test("CONV-027 a key in a ticket path answers 404 whose recovery reads the ticket by key, never suggesting the key", async () => {
+  const s = await setup({ role: "orchestrator" });
+  const ticket = await create(s.agent.token);
+  const key = `${s.prefix}-${ticket.number}`;
+  for (const [method, template, body] of PATH_REFS) {
+    const res = await call(method, template.replace("{ref}", key), { token: s.agent.token, body });
+    assert.equal(res.status, 404, `${method} ${template}: ${res.text}`);
+    assert.equal(res.body.error.code, "TICKET_NOT_FOUND", `${method} ${template}`);
+    const recovery = res.body.error.details.recovery;
+    assert.equal(recovery.action, "RESOLVE_TICKET_REF");
+    assert.equal(recovery.endpoint, `GET /ticket?key=${key}`, `${method} ${template}`);
+    assert.doesNotMatch(recovery.hint, /or its <PREFIX>-<number> key/, `${method} ${template}`);
+    // An unknown id: the hint names the id, not the key, as what the path takes.
+    const unknown = await call(method, template.replace("{ref}", crypto.randomUUID()), {
+      token: s.agent.token,
+      body,
+    });
+    assert.equal(unknown.status, 404, `${method} ${template}: ${unknown.text}`);
+    assert.doesNotMatch(unknown.body.error.details.recovery.hint, /or its <PREFIX>-<number> key/);
+    // The id itself resolves (what follows may still refuse, e.g. approving a ticket in backlog).
+    const byId = await call(method, template.replace("{ref}", ticket.id), { token: s.agent.token, body });
+    assert.notEqual(
+      byId.body?.error?.code,
+      "TICKET_NOT_FOUND",
+      `${method} ${template} with the id: ${byId.text}`,
+    );
+  }
+});

@@ -243,7 +243,12 @@ async function writeHandoff(trx: Trx, at: HandoffAt, plan: HandoffPlan): Promise
     qa,
     advanced,
     modulesDone: await countModulesDone(trx, actor.projectId),
-    nextAction: await nextActionAfterHandoff(trx, { projectId: actor.projectId, agentId: actor.agentId }),
+    nextAction: await nextActionAfterHandoff(trx, {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      // A token bound to the session it hands off stops working now (pairing and sub-agent tokens).
+      credentialEnded: actor.sessionId === at.sessionId,
+    }),
   };
 }
 

@@ -15,8 +15,24 @@ const ACTIVE = ["in_progress", "blocked", "changes_requested"];
  * REQUEST_BRIEF (no ticket to pick and the brief is blank); CREATE_TICKETS (the project has no ticket);
  * PROJECT_COMPLETE (every ticket is done or cancelled); WAIT (tickets await review);
  * ASSIST (other agents have work in progress); ALL_DONE (what remains is human-only or assigned elsewhere).
+ * With `credentialEnded` (the caller's token was bound to the session it handed off), the message starts
+ * by saying so and that the next call needs a new pairing, so it never sends the agent to a call that 401s.
  */
 export async function nextActionAfterHandoff(
+  db: DbOrTrx,
+  input: { projectId: string; agentId: string; credentialEnded?: boolean },
+): Promise<NextAction> {
+  const next = await nextForProject(db, input);
+  if (!input.credentialEnded) return next;
+  // Every call the message names needs a credential: the one that handed off its session is closed.
+  return {
+    ...next,
+    message: "This session is over and its token no longer works: pair again with a new code " +
+      `(POST /pair/connect), then: ${next.message}`,
+  };
+}
+
+async function nextForProject(
   db: DbOrTrx,
   input: { projectId: string; agentId: string },
 ): Promise<NextAction> {

@@ -3,7 +3,7 @@ import type { AcceptanceCriterion } from "@/db/tables/work.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
-import { isUuid, ticketNotFound } from "@/domain/tickets/refs.ts";
+import { isUuid, pathTicketNotFound } from "@/domain/tickets/refs.ts";
 
 /** Criteria that need evidence, with their index in the ticket's list. */
 export function evidenceCriteria(criteria: AcceptanceCriterion[]): { index: number; title: string }[] {
@@ -108,9 +108,9 @@ export async function getQaRun(ctx: ActorCtx, qaRunId: string) {
 
 /** Every QA run of a ticket, newest first (design: HAND-051). */
 export async function listQaRuns(ctx: ActorCtx, ticketId: string) {
-  if (!isUuid(ticketId)) throw ticketNotFound(ticketId);
+  if (!isUuid(ticketId)) throw pathTicketNotFound(ticketId);
   const ticket = await ctx.db.selectFrom("tickets").select("id").where("id", "=", ticketId.toLowerCase())
     .where("project_id", "=", ctx.actor.projectId).executeTakeFirst();
-  if (!ticket) throw ticketNotFound(ticketId);
+  if (!ticket) throw pathTicketNotFound(ticketId);
   return { runs: await loadRuns(ctx, { ticketId: ticket.id }) };
 }

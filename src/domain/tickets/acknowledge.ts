@@ -5,7 +5,7 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
 import { ticketNextAction } from "./next-action.ts";
 import { loadProject } from "./project-info.ts";
-import { isUuid, ticketNotFound } from "./refs.ts";
+import { isUuid, pathTicketNotFound } from "./refs.ts";
 import { TERMINAL_STATUSES } from "./workflow.ts";
 
 export interface AdditionalCriterion {
@@ -30,13 +30,13 @@ export async function acknowledgeCriteria(
   additional: AdditionalCriterion[],
 ) {
   const { actor } = ctx;
-  if (!isUuid(ticketId)) throw ticketNotFound(ticketId);
+  if (!isUuid(ticketId)) throw pathTicketNotFound(ticketId);
   const project = await loadProject(ctx.db, actor.projectId);
   const now = ctx.clock.now();
   return await ctx.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom("tickets").selectAll().where("id", "=", ticketId.toLowerCase())
       .where("project_id", "=", actor.projectId).forUpdate().executeTakeFirst();
-    if (!row) throw ticketNotFound(ticketId);
+    if (!row) throw pathTicketNotFound(ticketId);
     const ticketRef = `${project.prefix}-${row.number}`;
     if (row.assignee_agent_id && row.assignee_agent_id !== actor.agentId && actor.role !== "orchestrator") {
       throw fail.forbidden(`${ticketRef} is assigned to another agent, who acknowledges its criteria`, {

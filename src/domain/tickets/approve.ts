@@ -5,7 +5,7 @@ import type { Actor } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import { approvalRefusal, assertNotHumanOnly } from "./permissions.ts";
-import { isUuid, resolveRefRecovery } from "./refs.ts";
+import { isUuid, pathTicketNotFound } from "./refs.ts";
 import type { TicketRow } from "./serialize.ts";
 import { loadProject, type ProjectBoard, reviewEntry } from "./ticket-context.ts";
 import { checkTested } from "./transitions.ts";
@@ -22,19 +22,6 @@ import {
 export interface ApproveInput {
   comment?: string | undefined;
   expectedStatus?: string | undefined;
-}
-
-/** 404 for a path id that is not a ticket of the project (paths take the UUID, never the key). */
-export function pathTicketNotFound(ref: string): DomainError {
-  return new DomainError("not_found", "TICKET_NOT_FOUND", `Cannot find ticket "${ref}" in this project`, {
-    ref,
-    recovery: isUuid(ref) ? resolveRefRecovery(ref) : recovery(
-      "RESOLVE_TICKET_REF",
-      `GET /ticket?key=${encodeURIComponent(ref)}`,
-      "Paths take the ticket's id (UUID), not its key: read the ticket by key and use its id",
-      null,
-    ),
-  });
 }
 
 /** Loads a ticket of the caller's project by path id inside the transaction, or 404. */

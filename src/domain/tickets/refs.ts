@@ -30,6 +30,31 @@ export function ticketNotFound(
 }
 
 /**
+ * 404 for a path id that is not a ticket of the project. Paths take the id (UUID), never the key: a key
+ * there gets a recovery that reads the ticket by key (for its id), never one that suggests the key again.
+ */
+export function pathTicketNotFound(ref: string): DomainError {
+  return new DomainError("not_found", "TICKET_NOT_FOUND", `Cannot find ticket "${ref}" in this project`, {
+    ref,
+    recovery: isUuid(ref) ? pathRefRecovery(ref) : recovery(
+      "RESOLVE_TICKET_REF",
+      `GET /ticket?key=${encodeURIComponent(ref)}`,
+      "Paths take the ticket's id (UUID), not its key: read the ticket by key and use its id",
+      null,
+    ),
+  });
+}
+
+function pathRefRecovery(ref: string) {
+  return recovery(
+    "RESOLVE_TICKET_REF",
+    "GET /board",
+    `No ticket "${ref}" in this project: list the board and use a ticket's id (paths take the id, not the key)`,
+    null,
+  );
+}
+
+/**
  * Resolves a ticket reference (UUID or `<PREFIX>-<number>` with the project's upper-case prefix)
  * within the project. Returns the ticket id, or null when it does not resolve.
  */

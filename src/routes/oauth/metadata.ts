@@ -1,4 +1,5 @@
 import { jsonResponse } from "@/contracts/common.ts";
+import { withExamples } from "@/contracts/examples/index.ts";
 import type { OpenAPIHono, RouteConfig } from "@hono/zod-openapi";
 import type { Hono } from "hono";
 import {
@@ -55,7 +56,7 @@ const routes: (RouteConfig & { "x-svc-cost": number })[] = [
 
 /** Publishes the metadata and JWKS operations in the OpenAPI document. */
 export function documentOAuthMetadata(registry: OpenAPIHono<AppEnv>["openAPIRegistry"]): void {
-  for (const route of routes) registry.registerPath(route);
+  for (const route of routes) registry.registerPath(withExamples(route));
 }
 
 /** Serves the discovery documents and the JWKS at the operator contract's addresses. */

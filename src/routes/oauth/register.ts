@@ -12,6 +12,7 @@ import { serviceCtx } from "@/http/env.ts";
 import { clientAddress } from "@/http/client-address.ts";
 import { registerClient } from "@/domain/oauth/clients.ts";
 import { OAuthError } from "@/domain/oauth/errors.ts";
+import { withExamples } from "@/contracts/examples/index.ts";
 
 type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 
@@ -78,7 +79,7 @@ style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'non
 /** OpenAPI entries of registration and the consent page (they are plain Hono routes mounted at the origin). */
 export function documentOAuthClientRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath(
-    {
+    withExamples({
       ...PUBLIC,
       method: "post",
       path: "/api/oauth/register",
@@ -100,10 +101,10 @@ URIs, or a refused URI), \`invalid_client_metadata\` (400: body not a JSON objec
         500: { description: "Unexpected failure" },
         503: jsonResponse(OAuthRegisterError, "temporarily_unavailable"),
       },
-    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
   registry.registerPath(
-    {
+    withExamples({
       ...PUBLIC,
       method: "get",
       path: "/oauth/authorize",
@@ -122,10 +123,10 @@ viewers always \`read\`), a \`New project name\` field, and \`Approve\` / \`Deny
         400: html("Fixed error page (unknown client, unregistered or malformed redirect): never redirects"),
         500: { description: "Unexpected failure" },
       },
-    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
   registry.registerPath(
-    {
+    withExamples({
       ...PUBLIC,
       method: "post",
       path: "/oauth/authorize",
@@ -160,6 +161,6 @@ to \`redirect_uri\` with \`code\`, \`state\` and \`iss\` (RFC 9207). \`action=de
         429: html("Too many failed sign-ins from this address"),
         500: { description: "Unexpected failure" },
       },
-    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
 }

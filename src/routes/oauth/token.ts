@@ -12,6 +12,7 @@ import { OAuthError } from "@/domain/oauth/errors.ts";
 import { exchangeToken, revokeToken, type TokenParams } from "@/domain/oauth/token.ts";
 import { type AppEnv, serviceCtx } from "@/http/env.ts";
 import { unstorableReason } from "@/http/text-guard.ts";
+import { withExamples } from "@/contracts/examples/index.ts";
 
 type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 
@@ -104,7 +105,7 @@ const ORIGIN = [{ url: "/", description: "{auth_url} (PUBLIC_URL)" }];
 /** Documents both endpoints in the OpenAPI document. */
 export function documentOAuthTokenRoutes(registry: OpenAPIRegistry): void {
   registry.registerPath(
-    {
+    withExamples({
       method: "post",
       path: "/api/oauth/token",
       servers: ORIGIN,
@@ -141,10 +142,10 @@ failure, authorization no longer valid), \`unsupported_grant_type\` (400), \`tem
         503: { description: "temporarily_unavailable", content: errorContent },
       },
       "x-svc-cost": 0,
-    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
   registry.registerPath(
-    {
+    withExamples({
       method: "post",
       path: "/api/oauth/revoke",
       servers: ORIGIN,
@@ -167,6 +168,6 @@ Errors: \`invalid_request\` (400: no \`token\`, unsupported content type), \`tem
         503: { description: "temporarily_unavailable", content: errorContent },
       },
       "x-svc-cost": 0,
-    } as Parameters<OpenAPIRegistry["registerPath"]>[0],
+    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
   );
 }

@@ -40,6 +40,8 @@ export interface Contract {
   deref(schema: Schema): Schema;
   /** Validates a response body against the schema documented for the status and content type. */
   validate(op: Operation, status: number, contentType: string, body: unknown): string[] | null;
+  /** Validates a value against any schema of the document (its `$ref`s resolve into the components). */
+  check(schema: Schema, value: unknown): string[] | null;
 }
 
 function derefIn(doc: any, schema: Schema | null): Schema | null {
@@ -105,9 +107,18 @@ export async function loadContract(options: { withServers?: boolean } = {}): Pro
     return x;
   };
 
+  const report = (fn: any) =>
+    (fn.errors ?? []).slice(0, 5).map((e: any) =>
+      `${e.instancePath || "(root)"} ${e.message}${e.params ? " " + JSON.stringify(e.params) : ""}`
+    );
+
   return {
     doc,
     operations,
+    check(schema, value) {
+      const fn = ajv.compile(rewrite(schema));
+      return fn(value) ? null : report(fn);
+    },
     deref(schema: Schema): Schema {
       let s = schema;
       for (let i = 0; i < 20 && s && typeof s.$ref === "string"; i++) {
@@ -126,10 +137,7 @@ export async function loadContract(options: { withServers?: boolean } = {}): Pro
         fn = ajv.compile(rewrite(schema));
         compiled.set(key, fn);
       }
-      if (fn(body)) return null;
-      return (fn.errors ?? []).slice(0, 5).map((e: any) =>
-        `${e.instancePath || "(root)"} ${e.message}${e.params ? " " + JSON.stringify(e.params) : ""}`
-      );
+      return fn(body) ? null : report(fn);
     },
   };
 }

@@ -1,0 +1,145 @@
+import type { ExampleTable } from "./types.ts";
+
+/**
+ * Request and response examples of file claims.
+ * Recorded from a real run of the service (ids, tokens and times as it issues them; lists cut to three
+ * items), then kept by hand. tests/openapi.test.ts validates each against its schema.
+ */
+export const claimExamples: ExampleTable = {
+  "POST /claim": {
+    request: {
+      files: [
+        "src/login.test.ts",
+      ],
+      ticketId: "WEB-12",
+      estimatedSeconds: 1800,
+    },
+    responses: {
+      200: {
+        data: {
+          claims: [
+            {
+              file: "src/login.test.ts",
+              claimedAt: "2026-11-26T23:02:01.894Z",
+              expiresAt: "2026-11-26T23:32:01.894Z",
+            },
+          ],
+          nextAction: {
+            action: "RESUME_WORK",
+            "message":
+              "Work on the files; log a PROGRESS entry (POST /ledger) at least every 15 minutes, re-claim before 2026-11-26T23:32:01.894Z if you need longer, and release (POST /release) or hand off when done",
+          },
+        },
+        meta: {
+          callsRemaining: 14928,
+        },
+      },
+      409: {
+        error: {
+          code: "CONFLICT",
+          message: "Cannot claim src/login.ts: held by builder. Nothing was claimed.",
+          details: {
+            conflicts: [
+              {
+                file: "src/login.ts",
+                claimantName: "builder",
+                claimedAt: "2026-11-26T23:02:01.400Z",
+                expiresAt: "2026-11-27T00:02:01.400Z",
+                claimAgeMinutes: 0,
+                isStale: false,
+                status: "active",
+                ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                warning: "src/login.ts is held by builder (claimed 0 minutes ago)",
+                recovery: {
+                  action: "wait",
+                  endpoint: "GET /claim/check",
+                  "hint":
+                    "Wait until 2026-11-27T00:02:01.400Z or until builder releases it, then claim again",
+                  payloadHint: null,
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  "GET /claim/check": {
+    responses: {
+      200: {
+        data: {
+          files: [
+            {
+              file: "src/login.ts",
+              available: false,
+              claimant: "builder",
+              isSelf: false,
+              isStale: false,
+              claimedAt: "2026-11-26T23:02:01.400Z",
+              expiresAt: "2026-11-27T00:02:01.400Z",
+              status: "active",
+            },
+            {
+              file: "src/styles.css",
+              available: true,
+            },
+          ],
+        },
+        meta: {
+          callsRemaining: 14997,
+        },
+      },
+      400: {
+        error: {
+          code: "VALIDATION_ERROR",
+          message: "Invalid files: Invalid input: expected string, received undefined",
+          details: {
+            target: "query",
+            fields: [
+              {
+                path: "files",
+                message: "Invalid input: expected string, received undefined",
+                code: "invalid_type",
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  "POST /release": {
+    request: {
+      files: [
+        "src/styles.css",
+      ],
+    },
+    responses: {
+      200: {
+        data: {
+          released: [
+            "src/styles.css",
+          ],
+        },
+        meta: {
+          callsRemaining: 14992,
+        },
+      },
+      400: {
+        error: {
+          code: "VALIDATION_ERROR",
+          message: "Invalid files: Send exactly one of `files` or `all: true`",
+          details: {
+            target: "json",
+            fields: [
+              {
+                path: "files",
+                message: "Send exactly one of `files` or `all: true`",
+                code: "custom",
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+};
