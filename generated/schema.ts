@@ -1603,6 +1603,7 @@ export interface components {
             idempotent: true;
             url: string;
             nextAction: components["schemas"]["TicketNextAction"];
+            deprecation?: components["schemas"]["LegacyCreateDeprecation"];
         };
         TicketNextAction: {
             /** @example BEGIN_TICKET */
@@ -1612,6 +1613,13 @@ export interface components {
             payloadHint: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** @description Only on a create accepted without the agent-first fields (with the Deprecation header) */
+        LegacyCreateDeprecation: {
+            missing: string[];
+            deprecatedSince: string;
+            sunset: string;
+            message: string;
         };
         /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
         CreatedTicket: components["schemas"]["Ticket"] & {
@@ -1624,6 +1632,7 @@ export interface components {
             }[];
             nextAction: components["schemas"]["TicketNextAction"];
             url: string;
+            deprecation?: components["schemas"]["LegacyCreateDeprecation"];
         };
         /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
         Ticket: {
@@ -2959,9 +2968,7 @@ export interface components {
                 source: string;
                 ticketId: string | null;
                 planVersion: number;
-                plan: {
-                    [key: string]: unknown;
-                }[];
+                plan: components["schemas"]["SessionPlanItem"][];
                 reportedAt: string | null;
             } | null;
             /** @description Agents with an open session (at most 50, newest first) */

@@ -1,9 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import { LEDGER_TYPES } from "@/shared/vocabulary.ts";
-import { AgentIdentity, AgentRoleSchema, envelope, NextActionSchema as NextAction } from "./common.ts";
+import {
+  AgentIdentity,
+  AgentRoleSchema,
+  envelope,
+  NextActionSchema as NextAction,
+  ProjectPhaseSchema,
+  ReviewModeSchema,
+} from "./common.ts";
 import { LedgerEntrySchema } from "./ledger.ts";
 import { FilePath } from "./file-path.ts";
+import { ThreadStatusSchema } from "./threads.ts";
 import { WorkqueueItem } from "./pairing.ts";
+import { PlanItem } from "./sessions.ts";
 
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -84,7 +93,7 @@ export const ContextThreadRow = z.object({
   ticketId: z.string().nullable(),
   intent: z.string(),
   subAgentName: z.string().nullable(),
-  status: z.enum(["open", "closed"]),
+  status: ThreadStatusSchema,
   outcome: z.string().nullable(),
   createdAt: z.string(),
   closedAt: z.string().nullable(),
@@ -181,7 +190,7 @@ export const ContextData = z.object({
   project: z.object({
     id: z.string(),
     name: z.string(),
-    phase: z.enum(["setup", "planning", "building", "reviewing", "complete"]),
+    phase: ProjectPhaseSchema,
     moduleCount: z.number().int().openapi({ description: "Tickets on the board, cancelled ones excepted" }),
     modulesDone: z.number().int().openapi({ description: "Distinct modules handed off (POST /handoff)" }),
   }),
@@ -288,7 +297,7 @@ export const ContextData = z.object({
     source: z.string(),
     ticketId: z.string().nullable(),
     planVersion: z.number().int(),
-    plan: z.array(Obj),
+    plan: z.array(PlanItem),
     reportedAt: z.string().nullable(),
   }).nullable(),
   connectedAgents: z.array(z.object({
@@ -302,7 +311,7 @@ export const ContextData = z.object({
     isSelf: z.boolean(),
   })).openapi({ description: "Agents with an open session (at most 50, newest first)" }),
   reviewConfig: z.object({
-    mode: z.enum(["light", "medium", "strict", "auto", "custom"]),
+    mode: ReviewModeSchema,
     reviewStatus: z.string(),
     criteriaAckRequired: z.boolean(),
     testedEntryRequired: z.boolean(),

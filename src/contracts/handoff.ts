@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { envelope, NextActionSchema } from "./common.ts";
+import { envelope, NextActionSchema, ReviewModeSchema } from "./common.ts";
 
 export const ArtifactInput = z.object({
   type: z.enum(["pull_request", "branch", "commit", "deploy"]),
@@ -42,7 +42,7 @@ export const NextAction = NextActionSchema;
 
 export const HandoffReview = z.object({
   required: z.boolean(),
-  mode: z.enum(["light", "medium", "strict", "auto", "custom"]),
+  mode: ReviewModeSchema,
   qaRunId: z.string().uuid().nullable(),
   criteriaCount: z.number().int(),
   qaTestCount: z.number().int(),

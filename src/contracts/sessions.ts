@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { envelope } from "./common.ts";
+import { PLAN_ITEM_STATUSES } from "@/shared/vocabulary.ts";
 
 export const SESSION_STATUSES = ["active", "awaiting_input", "error", "complete", "canceled"] as const;
-export const PLAN_ITEM_STATUSES = ["pending", "in_progress", "completed", "canceled"] as const;
 export const ACTIVITY_TYPES = ["thought", "action", "elicitation", "response", "error"] as const;
 export const MAX_PLAN_ITEMS = 50;
 export const ACTIVITY_BODY_MAX = 4000;

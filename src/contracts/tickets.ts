@@ -304,10 +304,21 @@ const Duplicate = z.object({
   similarity: z.number().openapi({ description: "0.4 to 1, two decimals" }),
 });
 
+/** TKT-108: what a legacy create (agent-first fields missing, accepted for a transition) is told. */
+const LegacyCreateDeprecation = z.object({
+  missing: z.array(z.string()),
+  deprecatedSince: z.string(),
+  sunset: z.string(),
+  message: z.string(),
+}).openapi("LegacyCreateDeprecation", {
+  description: "Only on a create accepted without the agent-first fields (with the Deprecation header)",
+});
+
 export const CreatedTicket = TicketSchema.extend({
   possibleDuplicates: z.array(Duplicate).max(5),
   nextAction: NextAction,
   url: z.string(),
+  deprecation: LegacyCreateDeprecation.optional(),
 }).openapi("CreatedTicket");
 
 export const IdempotentTicket = z.object({
@@ -319,6 +330,7 @@ export const IdempotentTicket = z.object({
   idempotent: z.literal(true),
   url: z.string(),
   nextAction: NextAction,
+  deprecation: LegacyCreateDeprecation.optional(),
 }).openapi("IdempotentTicketCreate");
 
 export const CreateTicketResponse = envelope(CreatedTicket);

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { TICKET_ACTIONS } from "@/shared/vocabulary.ts";
 import { filePathList } from "./file-path.ts";
-import { envelope } from "./common.ts";
+import { envelope, ReviewModeSchema } from "./common.ts";
 import { BranchSchema, PrioritySchema, RiskClassSchema } from "./tickets.ts";
 
 const TicketRef = z.string().min(1).max(100).openapi({ description: "Ticket UUID or <PREFIX>-<number> key" });
@@ -195,7 +195,7 @@ export const BeginResponse = envelope(BeginResult);
 
 export const WorkflowInfo = z.object({
   board: z.enum(["default", "custom"]),
-  reviewMode: z.enum(["light", "medium", "strict", "auto", "custom"]),
+  reviewMode: ReviewModeSchema,
   statuses: z.array(z.string()).openapi({ description: "The board's statuses, in column order" }),
   reviewStatus: z.string().nullable().openapi({ description: "Where submit_for_review and handoff go" }),
   terminal: z.array(z.string()),

@@ -64,6 +64,22 @@ export const TICKET_ACTIONS = [
 ] as const;
 export type TicketAction = typeof TICKET_ACTIONS[number];
 
+/** Where a project stands, derived from its brief and board (PAIR-023, CTX-021). */
+export const PROJECT_PHASES = ["setup", "planning", "building", "reviewing", "complete"] as const;
+export type ProjectPhaseName = typeof PROJECT_PHASES[number];
+
+/** How much review a project asks before a ticket is done (spec: review modes). */
+export const REVIEW_MODES = ["light", "medium", "strict", "auto", "custom"] as const;
+export type ReviewMode = typeof REVIEW_MODES[number];
+
+/** The status of one item of a session's plan. */
+export const PLAN_ITEM_STATUSES = ["pending", "in_progress", "completed", "canceled"] as const;
+export type PlanItemStatus = typeof PLAN_ITEM_STATUSES[number];
+
+/** A thread is open until it is closed (with an outcome). */
+export const THREAD_STATUSES = ["open", "closed"] as const;
+export type ThreadStatus = typeof THREAD_STATUSES[number];
+
 /** An agent's role in its project. */
 export const AGENT_ROLES = ["generator", "evaluator", "observer", "orchestrator"] as const;
 export type AgentRole = typeof AGENT_ROLES[number];

@@ -1,4 +1,4 @@
-import type { LedgerSeverity, LedgerSource, LedgerType } from "@/shared/vocabulary.ts";
+import type { LedgerSeverity, LedgerSource, LedgerType, ThreadStatus } from "@/shared/vocabulary.ts";
 import type { ColumnType } from "kysely";
 import type { Generated, Json, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
@@ -138,7 +138,7 @@ export interface ThreadsTable {
   intent: string;
   expected_files: JsonDefault<string[]>;
   ticket_id: string | null;
-  status: Generated<"open" | "closed">;
+  status: Generated<ThreadStatus>;
   outcome: string | null;
   blocked_by_file: string | null;
   created_at: Timestamp;

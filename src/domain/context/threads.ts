@@ -1,7 +1,8 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
+import type { ThreadStatus } from "@/shared/vocabulary.ts";
 
-export type ThreadStatusFilter = "open" | "closed" | "all";
+export type ThreadStatusFilter = ThreadStatus | "all";
 
 /** The thread row of /context/more (CTX-048). */
 export interface ThreadRow {
@@ -10,7 +11,7 @@ export interface ThreadRow {
   ticketId: string | null;
   intent: string;
   subAgentName: string | null;
-  status: string;
+  status: ThreadStatus;
   outcome: string | null;
   createdAt: string;
   closedAt: string | null;

@@ -4,7 +4,7 @@ import { hashPairingCode, randomPairingCode } from "@/domain/shared/crypto.ts";
 
 /** Code lifetimes (spec: Pairing code). */
 export const ADMIN_CODE_TTL_SECONDS = 5 * 60;
-export const ORCHESTRATOR_CODE_TTL_SECONDS = 3600;
+export const ORCHESTRATOR_CODE_TTL_SECONDS = 3600 as const;
 /** The agent that consumed a code may present it again for this long after first use. */
 export const CODE_REUSE_WINDOW_MS = 3600_000;
 export const CODE_MAX_STRIKES = 3;

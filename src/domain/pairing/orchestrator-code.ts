@@ -51,6 +51,7 @@ export async function mintOrchestratorCode(ctx: ActorCtx, input: OrchestratorCod
   const api = `${ctx.publicUrl}/api`;
   return {
     ...issued,
+    ttlSeconds: ORCHESTRATOR_CODE_TTL_SECONDS,
     instructions:
       `Give this code to the new agent; it works once, within one hour (until ${issued.expiresAt}). ` +
       `The agent pairs with POST ${api}/pair/connect and body {"code":"${issued.code}"} (no Authorization ` +

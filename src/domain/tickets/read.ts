@@ -184,12 +184,10 @@ function pullRequests({ db, ticketId, input }: ListQuery) {
   }, () => countOf(prs().select(COUNT)));
 }
 
-/** The lists `include` may name, in the order they are read and shown. */
-const LISTS = { comments, ledger, threads, activities, pullRequests } as const;
-
 /**
  * GET /ticket: the ticket by `key` (wins) or `id`, with the lists named in `include`, newest first, each
- * capped by `limit` from `offset`. With `paginate=v2` each list is `{ data, pagination }`.
+ * capped by `limit` from `offset`. With `paginate=v2` each list is `{ data, pagination }`. The lists are
+ * read one after the other, in the order they are shown.
  */
 export async function readTicket(ctx: ActorCtx, input: ReadTicketInput) {
   const { db, actor } = ctx;
@@ -200,13 +198,16 @@ export async function readTicket(ctx: ActorCtx, input: ReadTicketInput) {
   const project = await loadProject(db, actor.projectId);
   const ticketId = found.row.id;
   const include = new Set(input.include ?? []);
-  const out: Record<string, unknown> = { ...toTicket(found.row, project.prefix, found.assigneeName) };
   const query: ListQuery = { db, projectId: actor.projectId, ticketId, input };
-  for (const [name, list] of Object.entries(LISTS)) {
-    if (include.has(name as TicketInclude)) out[name] = await list(query);
-  }
-  if (include.has("ciStatus")) out.ciStatus = await ciStatus(db, ticketId);
-  return out;
+  return {
+    ...toTicket(found.row, project.prefix, found.assigneeName),
+    ...(include.has("comments") ? { comments: await comments(query) } : {}),
+    ...(include.has("ledger") ? { ledger: await ledger(query) } : {}),
+    ...(include.has("threads") ? { threads: await threads(query) } : {}),
+    ...(include.has("activities") ? { activities: await activities(query) } : {}),
+    ...(include.has("pullRequests") ? { pullRequests: await pullRequests(query) } : {}),
+    ...(include.has("ciStatus") ? { ciStatus: await ciStatus(db, ticketId) } : {}),
+  };
 }
 
 const CI_STATES: Record<string, "pending" | "passing" | "failing"> = {
