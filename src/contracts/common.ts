@@ -94,6 +94,14 @@ export const NextActionSchema = z.object({
   message: z.string(),
 }).openapi("NextWorkAction");
 
+/** Offset pagination of a list: `hasMore` when rows remain after this page. */
+export const PaginationSchema = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  hasMore: z.boolean(),
+});
+
 /** A project's review mode. */
 export const ReviewModeSchema = z.enum(REVIEW_MODES);
 

@@ -10,7 +10,7 @@ import {
 } from "./common.ts";
 import { LedgerEntrySchema } from "./ledger.ts";
 import { FilePath } from "./file-path.ts";
-import { ThreadStatusSchema } from "./threads.ts";
+import { ThreadSummary } from "./threads.ts";
 import { WorkqueueItem } from "./pairing.ts";
 import { PlanItem } from "./sessions.ts";
 
@@ -87,23 +87,10 @@ export const ContextLedgerEntry = LedgerEntrySchema.pick({
   createdAt: true,
 }).extend({ agentName: z.string().nullable() }).openapi("ContextLedgerEntry");
 
-export const ContextThreadRow = z.object({
-  id: z.string(),
-  agentId: z.string().nullable(),
-  ticketId: z.string().nullable(),
-  intent: z.string(),
-  subAgentName: z.string().nullable(),
-  status: ThreadStatusSchema,
-  outcome: z.string().nullable(),
-  createdAt: z.string(),
-  closedAt: z.string().nullable(),
-  lastMessageAt: z.string().nullable(),
-}).openapi("ContextThreadRow");
+export const ContextThreadRow = ThreadSummary.omit({ agentName: true, expectedFiles: true })
+  .openapi("ContextThreadRow");
 
-const ContextThread = ContextThreadRow.extend({
-  agentName: z.string().nullable(),
-  expectedFiles: z.array(z.string()),
-}).openapi("ContextThread");
+const ContextThread = ThreadSummary.openapi("ContextThread");
 
 const AgentRef = z.object({ id: z.string(), name: z.string() });
 

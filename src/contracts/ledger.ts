@@ -1,6 +1,6 @@
 import { LEDGER_SEVERITIES, LEDGER_SOURCES, LEDGER_TYPES } from "@/shared/vocabulary.ts";
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { envelope, PaginationSchema } from "./common.ts";
 import { FilePath } from "./file-path.ts";
 import { NextActionSchema } from "./claims.ts";
 
@@ -162,10 +162,5 @@ export const LedgerQuery = z.object({
 
 export const LedgerListResponse = envelope(z.object({
   entries: z.array(LedgerEntrySchema),
-  pagination: z.object({
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
-    hasMore: z.boolean(),
-  }),
+  pagination: PaginationSchema,
 })).openapi("LedgerListResponse");

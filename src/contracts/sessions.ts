@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { envelope, PaginationSchema } from "./common.ts";
 import { PLAN_ITEM_STATUSES } from "@/shared/vocabulary.ts";
 
 export const SESSION_STATUSES = ["active", "awaiting_input", "error", "complete", "canceled"] as const;
@@ -73,12 +73,7 @@ export const SessionQuery = z.object({
 export const SessionDetail = z.object({
   session: Session,
   activities: z.array(Activity).openapi({ description: "Oldest first" }),
-  pagination: z.object({
-    limit: z.number().int(),
-    offset: z.number().int(),
-    total: z.number().int(),
-    hasMore: z.boolean(),
-  }),
+  pagination: PaginationSchema,
 }).openapi("SessionDetail");
 
 export const SessionPatch = z.object({

@@ -68,8 +68,9 @@ export const ThreadMessage = z.object({
   createdAt: z.string(),
 }).openapi("ThreadMessage");
 
-export const Thread = z.object({
-  id: z.string().uuid(),
+/** A thread without its messages; context's views of threads derive from it. */
+export const ThreadSummary = z.object({
+  id: z.string(),
   agentId: z.string().nullable(),
   agentName: z.string().nullable(),
   subAgentName: z.string().nullable(),
@@ -81,6 +82,10 @@ export const Thread = z.object({
   createdAt: z.string(),
   closedAt: z.string().nullable(),
   lastMessageAt: z.string().nullable(),
+});
+
+export const Thread = ThreadSummary.extend({
+  id: z.string().uuid(),
   messages: z.array(ThreadMessage).openapi({ description: "Oldest first" }),
 }).openapi("Thread");
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { filePathList } from "./file-path.ts";
-import { envelope } from "./common.ts";
+import { envelope, PaginationSchema } from "./common.ts";
+import { CI_STATES } from "@/shared/vocabulary.ts";
 
 /** Git-style branch name: what `git check-ref-format --branch` accepts, minus the `refs/heads/` prefix. */
 export const BranchSchema = z.string().min(1).max(255)
@@ -371,12 +372,7 @@ const Paged = <T extends z.ZodType>(item: T) =>
     z.array(item),
     z.object({
       data: z.array(item),
-      pagination: z.object({
-        total: z.number().int(),
-        limit: z.number().int(),
-        offset: z.number().int(),
-        hasMore: z.boolean(),
-      }),
+      pagination: PaginationSchema,
     }),
   ]);
 
@@ -389,7 +385,7 @@ export const TicketDetail = TicketSchema.extend({
   activities: Paged(Row).optional(),
   pullRequests: Paged(Row).optional(),
   ciStatus: z.object({
-    state: z.enum(["unknown", "pending", "passing", "failing"]),
+    state: z.enum(CI_STATES),
     source: z.string().nullable(),
     url: z.string().nullable(),
     updatedAt: z.string().nullable(),
@@ -429,12 +425,7 @@ export const SearchResponse = envelope(
   z.object({
     query: z.string(),
     results: z.array(TicketSchema.extend({ rank: z.number(), snippet: z.string().nullable() })),
-    pagination: z.object({
-      total: z.number().int(),
-      limit: z.number().int(),
-      offset: z.number().int(),
-      hasMore: z.boolean(),
-    }),
+    pagination: PaginationSchema,
   }).openapi("TicketSearchResult"),
 );
 

@@ -72,6 +72,10 @@ export type ProjectPhaseName = typeof PROJECT_PHASES[number];
 export const REVIEW_MODES = ["light", "medium", "strict", "auto", "custom"] as const;
 export type ReviewMode = typeof REVIEW_MODES[number];
 
+/** A ticket's CI state as its artifacts report it (`unknown` when none does). */
+export const CI_STATES = ["unknown", "pending", "passing", "failing"] as const;
+export type CiState = typeof CI_STATES[number];
+
 /** The status of one item of a session's plan. */
 export const PLAN_ITEM_STATUSES = ["pending", "in_progress", "completed", "canceled"] as const;
 export type PlanItemStatus = typeof PLAN_ITEM_STATUSES[number];

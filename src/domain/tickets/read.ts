@@ -2,6 +2,8 @@ import { toLedgerEntry } from "@/domain/ledger/serialize.ts";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
+import { type Pagination, paginationOf } from "@/domain/shared/pagination.ts";
+import type { CiState } from "@/shared/vocabulary.ts";
 import { findTicketId, ticketNotFound } from "./refs.ts";
 import { type TicketRow, toTicket } from "./serialize.ts";
 import { loadProject } from "./project-info.ts";
@@ -36,25 +38,14 @@ export async function ticketWithAssignee(
   return { row, assigneeName: assignee_name };
 }
 
-type Page<T> = T[] | {
-  data: T[];
-  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
-};
+type Page<T> = T[] | { data: T[]; pagination: Pagination };
 
 type PageInput = Pick<ReadTicketInput, "limit" | "offset" | "paginate">;
 
 /** One list of the ticket: the rows as `data`, wrapped with its pagination when `paginate=v2`. */
 export function paginated<T>(input: PageInput, data: T[], total: number): Page<T> {
   if (input.paginate !== "v2") return data;
-  return {
-    data,
-    pagination: {
-      total,
-      limit: input.limit,
-      offset: input.offset,
-      hasMore: input.offset + data.length < total,
-    },
-  };
+  return { data, pagination: paginationOf(input, data.length, total) };
 }
 
 async function page<T>(
@@ -210,7 +201,8 @@ export async function readTicket(ctx: ActorCtx, input: ReadTicketInput) {
   };
 }
 
-const CI_STATES: Record<string, "pending" | "passing" | "failing"> = {
+/** The words artifacts use for their CI state, and what each means. */
+const CI_WORDS: Record<string, Exclude<CiState, "unknown">> = {
   pending: "pending",
   running: "pending",
   queued: "pending",
@@ -241,7 +233,7 @@ export function ciStatusOf(rows: CiRow[]) {
       : typeof ci.status === "string"
       ? ci.status
       : null;
-    const state = raw ? CI_STATES[raw.toLowerCase()] : undefined;
+    const state = raw ? CI_WORDS[raw.toLowerCase()] : undefined;
     if (state) {
       return {
         state,
