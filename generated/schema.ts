@@ -1446,9 +1446,9 @@ export interface components {
             /** @description Oldest first */
             activities: components["schemas"]["SessionActivity"][];
             pagination: {
+                total: number;
                 limit: number;
                 offset: number;
-                total: number;
                 hasMore: boolean;
             };
         };
@@ -3108,16 +3108,14 @@ export interface components {
             createdAt: string;
             agentName: string | null;
         };
-        ContextThread: components["schemas"]["ContextThreadRow"] & {
-            agentName: string | null;
-            expectedFiles: string[];
-        };
-        ContextThreadRow: {
+        ContextThread: {
             id: string;
             agentId: string | null;
-            ticketId: string | null;
-            intent: string;
+            agentName: string | null;
             subAgentName: string | null;
+            intent: string;
+            expectedFiles: string[];
+            ticketId: string | null;
             /** @enum {string} */
             status: "open" | "closed";
             outcome: string | null;
@@ -3161,6 +3159,19 @@ export interface components {
             rows: components["schemas"]["ContextLedgerEntry"][] | components["schemas"]["ContextThreadRow"][] | components["schemas"]["ReviewRow"][] | components["schemas"]["BriefChunk"][];
             hasMore: boolean;
             nextCursor: string | null;
+        };
+        ContextThreadRow: {
+            id: string;
+            agentId: string | null;
+            subAgentName: string | null;
+            intent: string;
+            ticketId: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            outcome: string | null;
+            createdAt: string;
+            closedAt: string | null;
+            lastMessageAt: string | null;
         };
         BriefChunk: {
             version: number;

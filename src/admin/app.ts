@@ -1,4 +1,5 @@
 import { type Context, Hono } from "hono";
+import { PLANS } from "@/shared/vocabulary.ts";
 import { z } from "zod";
 import { AgentRoleSchema, ReviewModeSchema } from "@/contracts/common.ts";
 import type { AppEnv } from "@/http/env.ts";
@@ -18,7 +19,7 @@ import { rotateSigningKey } from "@/domain/oauth/keys.ts";
 const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const Id = z.string().regex(ID_PATTERN, "Expected an id (UUID)").transform((v) => v.toLowerCase());
 
-const Plan = z.enum(["free", "builder", "growth", "team", "enterprise"]);
+const Plan = z.enum(PLANS);
 const Role = AgentRoleSchema;
 const Settings = z.object({
   requireType: z.boolean().optional(),

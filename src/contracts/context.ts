@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { LEDGER_TYPES } from "@/shared/vocabulary.ts";
+import { LEDGER_SOURCE_FILTERS, LEDGER_TYPES } from "@/shared/vocabulary.ts";
 import {
   AgentIdentity,
   AgentRoleSchema,
@@ -43,7 +43,7 @@ export const ContextQuery = z.object({
   }),
   include_system_ledger: Bool.optional().openapi({ description: "Default false: system entries left out" }),
   include_audit: Bool.optional().openapi({ description: "Default false: audit entries left out" }),
-  ledger_source: z.enum(["agent", "system", "all"]).optional().openapi({
+  ledger_source: z.enum(LEDGER_SOURCE_FILTERS).optional().openapi({
     description: "Overrides include_system_ledger when both are sent",
   }),
   ledger_type: z.string().max(400).refine(
@@ -367,8 +367,11 @@ export const ContextData = z.object({
 
 export const ContextResponse = envelope(ContextData);
 
+/** The context sections that page on through GET /context/more. */
+const ContextSection = z.enum(["ledger", "threads", "brief", "reviews"]);
+
 export const ContextMoreQuery = z.object({
-  section: z.enum(["ledger", "threads", "brief", "reviews"]),
+  section: ContextSection,
   cursor: z.string().max(4000).optional().openapi({
     description:
       "A nextCursor (or ledgerCursor / pendingReviewsCursor of GET /context) passed back unchanged. " +
@@ -389,7 +392,7 @@ export const BriefChunkRow = z.object({
 }).openapi("BriefChunk");
 
 export const ContextMoreData = z.object({
-  section: z.enum(["ledger", "threads", "brief", "reviews"]),
+  section: ContextSection,
   rows: z.union([
     z.array(ContextLedgerEntry),
     z.array(ContextThreadRow),

@@ -1,4 +1,9 @@
-import { LEDGER_SEVERITIES, LEDGER_SOURCES, LEDGER_TYPES } from "@/shared/vocabulary.ts";
+import {
+  LEDGER_SEVERITIES,
+  LEDGER_SOURCE_FILTERS,
+  LEDGER_SOURCES,
+  LEDGER_TYPES,
+} from "@/shared/vocabulary.ts";
 import { z } from "@hono/zod-openapi";
 import { envelope, PaginationSchema } from "./common.ts";
 import { FilePath } from "./file-path.ts";
@@ -149,7 +154,7 @@ export const LedgerQuery = z.object({
   type: z.string().min(1).optional().openapi({ description: "Comma list of types; any unknown type: 400" }),
   agentId: z.string().uuid().optional(),
   sessionId: z.string().uuid().optional(),
-  source: z.enum(["agent", "system", "all"]).optional().openapi({
+  source: z.enum(LEDGER_SOURCE_FILTERS).optional().openapi({
     description: "Default `all` (the ledger is the whole record)",
   }),
   include_audit: boolParam.openapi({ description: "Default false: audit entries are left out" }),

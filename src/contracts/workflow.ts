@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TICKET_ACTIONS } from "@/shared/vocabulary.ts";
+import { ARTIFACT_TYPES, TICKET_ACTIONS } from "@/shared/vocabulary.ts";
 import { filePathList } from "./file-path.ts";
 import { envelope, ReviewModeSchema } from "./common.ts";
 import { BranchSchema, PrioritySchema, RiskClassSchema } from "./tickets.ts";
@@ -137,7 +137,7 @@ const ArtifactStatus = z.enum(["open", "merged", "closed"]).openapi({
 });
 
 export const AddArtifactBody = z.object({
-  type: z.enum(["pull_request", "branch", "commit", "deploy"]),
+  type: z.enum(ARTIFACT_TYPES),
   url: z.string().url().max(2000).refine((u) => /^https?:\/\//i.test(u), "An http(s) URL"),
   ref: z.string().min(1).max(255).optional().openapi({ description: "Branch, commit SHA, PR number or env" }),
   title: z.string().trim().min(1).max(500).optional(),
@@ -156,7 +156,7 @@ export const PatchArtifactBody = z.object({
 export const Artifact = z.object({
   id: z.string().uuid(),
   ticketId: z.string().uuid(),
-  type: z.enum(["pull_request", "branch", "commit", "deploy"]),
+  type: z.enum(ARTIFACT_TYPES),
   url: z.string(),
   ref: z.string().nullable(),
   title: z.string().nullable(),

@@ -1,7 +1,7 @@
 import type { Generated, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
-export type Plan = "free" | "builder" | "growth" | "team" | "enterprise";
-import type { AgentRole, PlanItemStatus, ReviewMode } from "@/shared/vocabulary.ts";
+export type { Plan };
+import type { AgentRole, Plan, PlanItemStatus, ReviewMode } from "@/shared/vocabulary.ts";
 export type { AgentRole };
 export type SessionStatus = "active" | "awaiting_input" | "error" | "complete" | "canceled";
 export type TokenKind = "session" | "api_key" | "subagent" | "oauth_refresh";

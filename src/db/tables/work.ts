@@ -1,4 +1,10 @@
-import type { LedgerSeverity, LedgerSource, LedgerType, ThreadStatus } from "@/shared/vocabulary.ts";
+import type {
+  ArtifactType,
+  LedgerSeverity,
+  LedgerSource,
+  LedgerType,
+  ThreadStatus,
+} from "@/shared/vocabulary.ts";
 import type { ColumnType } from "kysely";
 import type { Generated, Json, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
@@ -78,7 +84,7 @@ export interface TicketCommentsTable {
 export interface TicketArtifactsTable {
   id: string;
   ticket_id: string;
-  type: "pull_request" | "branch" | "commit" | "deploy";
+  type: ArtifactType;
   url: string;
   ref: string | null;
   title: string | null;

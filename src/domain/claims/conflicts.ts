@@ -1,4 +1,5 @@
 import type { Recovery } from "@/domain/shared/errors.ts";
+import type { ClaimHoldStatus } from "@/shared/vocabulary.ts";
 import type { Holder } from "./holders.ts";
 import { ageMinutes, claimantName, isStale } from "./policy.ts";
 
@@ -11,7 +12,7 @@ export interface ClaimConflict {
   claimAgeMinutes: number;
   isStale: boolean;
   /** `grace_period`: the holder's session ended and it may still reconnect and restore the claim. */
-  status: "active" | "grace_period";
+  status: ClaimHoldStatus;
   ticketId?: string | null;
   warning: string;
   recovery: Recovery;

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { LedgerSourceFilter } from "@/shared/vocabulary.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
@@ -12,7 +13,7 @@ export interface LedgerQueryInput {
   type?: string | undefined;
   agentId?: string | undefined;
   sessionId?: string | undefined;
-  source?: "agent" | "system" | "all" | undefined;
+  source?: LedgerSourceFilter | undefined;
   include_audit?: "true" | "false" | undefined;
   since?: string | undefined;
   until?: string | undefined;
