@@ -1941,13 +1941,14 @@ export interface components {
             /** Format: uuid */
             id: string;
             number: number;
+            /** @example DEMO-12 */
             ticketRef: string;
             status: string;
             title: string;
             description: string | null;
-            assigneeAgentId: string | null;
             reviewerAgentId: string | null;
             updatedAt: string;
+            assigneeAgentId: string | null;
         };
         PatchTicketRequest: {
             /** @description Ticket UUID or <PREFIX>-<number> key */

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { ARTIFACT_TYPES, TICKET_ACTIONS } from "@/shared/vocabulary.ts";
 import { filePathList } from "./file-path.ts";
 import { envelope, ReviewModeSchema } from "./common.ts";
-import { BranchSchema, PrioritySchema, RiskClassSchema } from "./tickets.ts";
+import { BranchSchema, PrioritySchema, RiskClassSchema, TicketSchema } from "./tickets.ts";
 
 const TicketRef = z.string().min(1).max(100).openapi({ description: "Ticket UUID or <PREFIX>-<number> key" });
 
@@ -77,17 +77,17 @@ export const PatchTicketBody = z.object({
 }).openapi("PatchTicketRequest");
 export type PatchTicketInput = z.output<typeof PatchTicketBody>;
 
-export const PatchedTicket = z.object({
-  id: z.string().uuid(),
-  number: z.number().int(),
-  ticketRef: z.string(),
-  status: z.string(),
-  title: z.string(),
-  description: z.string().nullable(),
-  assigneeAgentId: z.string().nullable(),
-  reviewerAgentId: z.string().nullable(),
-  updatedAt: z.string(),
-}).openapi("PatchedTicket");
+/** What PATCH /ticket answers: a narrow view of the ticket, with its assignee's id. */
+export const PatchedTicket = TicketSchema.pick({
+  id: true,
+  number: true,
+  ticketRef: true,
+  status: true,
+  title: true,
+  description: true,
+  reviewerAgentId: true,
+  updatedAt: true,
+}).extend({ assigneeAgentId: z.string().nullable() }).openapi("PatchedTicket");
 export const PatchTicketResponse = envelope(PatchedTicket);
 
 export const ApproveBody = z.object({

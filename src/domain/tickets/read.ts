@@ -4,6 +4,7 @@ import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { type Pagination, paginationOf } from "@/domain/shared/pagination.ts";
 import type { CiState } from "@/shared/vocabulary.ts";
+import { toThreadSummary } from "@/domain/threads/serialize.ts";
 import { findTicketId, ticketNotFound } from "./refs.ts";
 import { type TicketRow, toTicket } from "./serialize.ts";
 import { loadProject } from "./project-info.ts";
@@ -106,20 +107,7 @@ function threads({ db, projectId, ticketId, input }: ListQuery) {
       .selectAll("th").select("a.name as agent_name")
       .where("th.project_id", "=", projectId).where("th.ticket_id", "=", ticketId)
       .orderBy("th.created_at", "desc").limit(limit).offset(offset).execute();
-    return rows.map((r) => ({
-      id: r.id,
-      agentId: r.agent_id,
-      agentName: r.agent_name,
-      subAgentName: r.sub_agent_name,
-      intent: r.intent,
-      expectedFiles: r.expected_files,
-      ticketId: r.ticket_id,
-      status: r.status,
-      outcome: r.outcome,
-      createdAt: r.created_at.toISOString(),
-      closedAt: r.closed_at?.toISOString() ?? null,
-      lastMessageAt: r.last_message_at?.toISOString() ?? null,
-    }));
+    return rows.map((r) => toThreadSummary(r, r.agent_name));
   }, () =>
     countOf(
       db.selectFrom("threads").select(COUNT).where("project_id", "=", projectId).where(
