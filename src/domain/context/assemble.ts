@@ -2,7 +2,7 @@ import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { NextAction, ReviewMode } from "@/shared/vocabulary.ts";
 import { criteriaAckRequired } from "@/domain/tickets/transitions.ts";
 import { phaseOf } from "@/domain/projects/overview.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
+import { type Actor, identityName } from "@/domain/shared/actor.ts";
 import { boardColumns, REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
 import type { DeliveredNotification, PreviousState } from "./agent-state.ts";
 import type { OpenClaimRow } from "./claims.ts";
@@ -123,7 +123,7 @@ export function resumeOf(f: {
 }) {
   const riskyFiles = f.others.map((c) => ({
     file: c.file,
-    claimant: c.subAgentName ? `${c.agentName}/${c.subAgentName}` : c.agentName,
+    claimant: identityName(c.agentName, c.subAgentName),
     expiresAt: c.expiresAt,
   }));
   const staleClaims = f.open.filter((c) => c.isSelf && c.isStale).map((c) => ({

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 
 /** The agent-facing skill document: how to work with the service. Kept short; the full reference is /docs. */
@@ -63,7 +64,7 @@ export async function pairingContext(db: DbOrTrx, input: PairingContextInput) {
     ledger,
     conflictZones: zones.map((z) => ({
       file: z.file,
-      claimant: z.subAgentName ? `${z.agentName}/${z.subAgentName}` : z.agentName,
+      claimant: identityName(z.agentName, z.subAgentName),
       expiresAt: z.expiresAt.toISOString(),
     })),
     cursors: { events: cursor?.seq ?? "0", ledger: ledger[0]?.createdAt ?? null },
