@@ -1446,9 +1446,9 @@ export interface components {
             /** @description Oldest first */
             activities: components["schemas"]["SessionActivity"][];
             pagination: {
+                total: number;
                 limit: number;
                 offset: number;
-                total: number;
                 hasMore: boolean;
             };
         };
@@ -1603,6 +1603,7 @@ export interface components {
             idempotent: true;
             url: string;
             nextAction: components["schemas"]["TicketNextAction"];
+            deprecation?: components["schemas"]["LegacyCreateDeprecation"];
         };
         TicketNextAction: {
             /** @example BEGIN_TICKET */
@@ -1612,6 +1613,13 @@ export interface components {
             payloadHint: {
                 [key: string]: unknown;
             } | null;
+        };
+        /** @description Only on a create accepted without the agent-first fields (with the Deprecation header) */
+        LegacyCreateDeprecation: {
+            missing: string[];
+            deprecatedSince: string;
+            sunset: string;
+            message: string;
         };
         /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
         CreatedTicket: components["schemas"]["Ticket"] & {
@@ -1624,6 +1632,7 @@ export interface components {
             }[];
             nextAction: components["schemas"]["TicketNextAction"];
             url: string;
+            deprecation?: components["schemas"]["LegacyCreateDeprecation"];
         };
         /** @description The stored ticket. This is the complete field list: there are no hidden fields beyond idempotencyKey (write-only) and the search vector. */
         Ticket: {
@@ -1932,13 +1941,14 @@ export interface components {
             /** Format: uuid */
             id: string;
             number: number;
+            /** @example WEB-12 */
             ticketRef: string;
             status: string;
             title: string;
             description: string | null;
-            assigneeAgentId: string | null;
             reviewerAgentId: string | null;
             updatedAt: string;
+            assigneeAgentId: string | null;
         };
         PatchTicketRequest: {
             /** @description Ticket UUID or <PREFIX>-<number> key */
@@ -2959,9 +2969,7 @@ export interface components {
                 source: string;
                 ticketId: string | null;
                 planVersion: number;
-                plan: {
-                    [key: string]: unknown;
-                }[];
+                plan: components["schemas"]["SessionPlanItem"][];
                 reportedAt: string | null;
             } | null;
             /** @description Agents with an open session (at most 50, newest first) */
@@ -3101,16 +3109,14 @@ export interface components {
             createdAt: string;
             agentName: string | null;
         };
-        ContextThread: components["schemas"]["ContextThreadRow"] & {
-            agentName: string | null;
-            expectedFiles: string[];
-        };
-        ContextThreadRow: {
+        ContextThread: {
             id: string;
             agentId: string | null;
-            ticketId: string | null;
-            intent: string;
+            agentName: string | null;
             subAgentName: string | null;
+            intent: string;
+            expectedFiles: string[];
+            ticketId: string | null;
             /** @enum {string} */
             status: "open" | "closed";
             outcome: string | null;
@@ -3154,6 +3160,19 @@ export interface components {
             rows: components["schemas"]["ContextLedgerEntry"][] | components["schemas"]["ContextThreadRow"][] | components["schemas"]["ReviewRow"][] | components["schemas"]["BriefChunk"][];
             hasMore: boolean;
             nextCursor: string | null;
+        };
+        ContextThreadRow: {
+            id: string;
+            agentId: string | null;
+            subAgentName: string | null;
+            intent: string;
+            ticketId: string | null;
+            /** @enum {string} */
+            status: "open" | "closed";
+            outcome: string | null;
+            createdAt: string;
+            closedAt: string | null;
+            lastMessageAt: string | null;
         };
         BriefChunk: {
             version: number;

@@ -26,7 +26,7 @@ import { dashboardApp } from "@/dashboard/app.tsx";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
-  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   registerRoutes(api);
   documentOAuthTokenRoutes(api.openAPIRegistry);
   documentOAuthMetadata(api.openAPIRegistry);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DOCUMENT_PATH, documentText, SCHEMA_PATH, schemaText } from "../scripts/openapi-artifacts.ts";
-import { contractProblems } from "./helpers/contract-check.ts";
+import { contractChecked, contractProblems } from "./helpers/contract-check.ts";
 import { loadContract } from "./security/fuzz/spec.ts";
 import { call, test } from "./helpers/mod.ts";
 
@@ -59,6 +59,21 @@ test("every response the tests receive is checked against the document: a body o
     },
   });
   assert.deepEqual(unavailable, []);
+});
+
+test("a response received by raw fetch (over a socket or app.fetch) is checked too, without consuming its body", async () => {
+  const answering = (body: unknown, status = 200) => () =>
+    Promise.resolve(
+      new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } }),
+    );
+  const broken = contractChecked(answering({ data: { agent: 1 } }));
+  await assert.rejects(broken("http://127.0.0.1:1/api/me"), /GET \/me 200:/);
+  await assert.rejects(broken("/svc/me", { method: "GET" }), /does not match the OpenAPI document/);
+  const undescribed = await contractChecked(answering({ anything: true }))("/admin/orgs", { method: "POST" });
+  assert.deepEqual(await undescribed.json(), { anything: true });
+  const error = { error: { code: "UNAUTHORIZED", message: "no token" } };
+  const fine = await contractChecked(answering(error, 401))(new Request("http://x/api/me"));
+  assert.deepEqual(await fine.json(), error);
 });
 
 test("every operation has a unique camelCase operationId; info.license is set; no rule IDs or unused schemas are published", async () => {

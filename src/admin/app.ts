@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
+import { PLANS } from "@/shared/vocabulary.ts";
 import { z } from "zod";
-import { AgentRoleSchema } from "@/contracts/common.ts";
+import { AgentRoleSchema, ReviewModeSchema } from "@/contracts/common.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody, fieldErrors } from "@/http/errors.ts";
 import { ok } from "@/http/envelope.ts";
@@ -18,8 +19,7 @@ import { rotateSigningKey } from "@/domain/oauth/keys.ts";
 const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const Id = z.string().regex(ID_PATTERN, "Expected an id (UUID)").transform((v) => v.toLowerCase());
 
-const Plan = z.enum(["free", "builder", "growth", "team", "enterprise"]);
-const ReviewMode = z.enum(["light", "medium", "strict", "auto", "custom"]);
+const Plan = z.enum(PLANS);
 const Role = AgentRoleSchema;
 const Settings = z.object({
   requireType: z.boolean().optional(),
@@ -43,13 +43,13 @@ const schemas = {
     orgId: Id,
     name: z.string().min(1).max(200),
     ticketPrefix: z.string().regex(/^[A-Z]{2,10}$/, "2 to 10 upper-case letters"),
-    reviewMode: ReviewMode.optional(),
+    reviewMode: ReviewModeSchema.optional(),
     password: z.string().min(1).max(200).optional(),
     settings: Settings.optional(),
   }),
   projectPatch: z.object({
     name: z.string().min(1).max(200).optional(),
-    reviewMode: ReviewMode.optional(),
+    reviewMode: ReviewModeSchema.optional(),
     password: z.string().max(200).nullable().optional(),
     settings: Settings.optional(),
     status: z.enum(["active", "archived"]).optional(),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { CLAIM_HOLD_STATUSES } from "@/shared/vocabulary.ts";
 import { envelope, RecoverySchema } from "./common.ts";
 import { filePathList } from "./file-path.ts";
 
@@ -51,7 +52,7 @@ export const ClaimConflictSchema = z.object({
   expiresAt: z.string().optional(),
   claimAgeMinutes: z.number().int(),
   isStale: z.boolean().openapi({ description: "Older than 10 minutes; still never taken over" }),
-  status: z.enum(["active", "grace_period"]),
+  status: z.enum(CLAIM_HOLD_STATUSES),
   ticketId: z.string().nullable().optional(),
   warning: z.string(),
   recovery: RecoverySchema,
@@ -86,7 +87,7 @@ export const ClaimCheckItem = z.object({
   isStale: z.boolean().optional(),
   claimedAt: z.string().optional(),
   expiresAt: z.string().optional(),
-  status: z.enum(["active", "grace_period"]).optional(),
+  status: z.enum(CLAIM_HOLD_STATUSES).optional(),
 }).openapi("ClaimCheckItem");
 
 export const ClaimCheckResponse = envelope(z.object({ files: z.array(ClaimCheckItem) })).openapi(

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { AGENT_ROLES, NEXT_ACTIONS } from "@/shared/vocabulary.ts";
+import { AGENT_ROLES, NEXT_ACTIONS, PROJECT_PHASES, REVIEW_MODES } from "@/shared/vocabulary.ts";
 
 export const RecoverySchema = z.object({
   action: z.string().openapi({ example: "ADD_REQUIRED_FIELDS" }),
@@ -223,6 +223,20 @@ export const NextActionSchema = z.object({
   action: z.enum(NEXT_ACTIONS),
   message: z.string(),
 }).openapi("NextWorkAction");
+
+/** Offset pagination of a list: `hasMore` when rows remain after this page. */
+export const PaginationSchema = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  hasMore: z.boolean(),
+});
+
+/** A project's review mode. */
+export const ReviewModeSchema = z.enum(REVIEW_MODES);
+
+/** Where a project stands (pairing, context). */
+export const ProjectPhaseSchema = z.enum(PROJECT_PHASES);
 
 /** An agent's role; narrower fields `.extract` from it. */
 export const AgentRoleSchema = z.enum(AGENT_ROLES);

@@ -1,9 +1,18 @@
 import { z } from "@hono/zod-openapi";
-import { LEDGER_TYPES } from "@/shared/vocabulary.ts";
-import { AgentIdentity, AgentRoleSchema, envelope, NextActionSchema as NextAction } from "./common.ts";
+import { LEDGER_SOURCE_FILTERS, LEDGER_TYPES } from "@/shared/vocabulary.ts";
+import {
+  AgentIdentity,
+  AgentRoleSchema,
+  envelope,
+  NextActionSchema as NextAction,
+  ProjectPhaseSchema,
+  ReviewModeSchema,
+} from "./common.ts";
 import { LedgerEntrySchema } from "./ledger.ts";
 import { FilePath } from "./file-path.ts";
+import { ThreadSummary } from "./threads.ts";
 import { WorkqueueItem } from "./pairing.ts";
+import { PlanItem } from "./sessions.ts";
 
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -34,7 +43,7 @@ export const ContextQuery = z.object({
   }),
   include_system_ledger: Bool.optional().openapi({ description: "Default false: system entries left out" }),
   include_audit: Bool.optional().openapi({ description: "Default false: audit entries left out" }),
-  ledger_source: z.enum(["agent", "system", "all"]).optional().openapi({
+  ledger_source: z.enum(LEDGER_SOURCE_FILTERS).optional().openapi({
     description: "Overrides include_system_ledger when both are sent",
   }),
   ledger_type: z.string().max(400).refine(
@@ -78,23 +87,10 @@ export const ContextLedgerEntry = LedgerEntrySchema.pick({
   createdAt: true,
 }).extend({ agentName: z.string().nullable() }).openapi("ContextLedgerEntry");
 
-export const ContextThreadRow = z.object({
-  id: z.string(),
-  agentId: z.string().nullable(),
-  ticketId: z.string().nullable(),
-  intent: z.string(),
-  subAgentName: z.string().nullable(),
-  status: z.enum(["open", "closed"]),
-  outcome: z.string().nullable(),
-  createdAt: z.string(),
-  closedAt: z.string().nullable(),
-  lastMessageAt: z.string().nullable(),
-}).openapi("ContextThreadRow");
+export const ContextThreadRow = ThreadSummary.omit({ agentName: true, expectedFiles: true })
+  .openapi("ContextThreadRow");
 
-const ContextThread = ContextThreadRow.extend({
-  agentName: z.string().nullable(),
-  expectedFiles: z.array(z.string()),
-}).openapi("ContextThread");
+const ContextThread = ThreadSummary.openapi("ContextThread");
 
 const AgentRef = z.object({ id: z.string(), name: z.string() });
 
@@ -181,7 +177,7 @@ export const ContextData = z.object({
   project: z.object({
     id: z.string(),
     name: z.string(),
-    phase: z.enum(["setup", "planning", "building", "reviewing", "complete"]),
+    phase: ProjectPhaseSchema,
     moduleCount: z.number().int().openapi({ description: "Tickets on the board, cancelled ones excepted" }),
     modulesDone: z.number().int().openapi({ description: "Distinct modules handed off (POST /handoff)" }),
   }),
@@ -288,7 +284,7 @@ export const ContextData = z.object({
     source: z.string(),
     ticketId: z.string().nullable(),
     planVersion: z.number().int(),
-    plan: z.array(Obj),
+    plan: z.array(PlanItem),
     reportedAt: z.string().nullable(),
   }).nullable(),
   connectedAgents: z.array(z.object({
@@ -302,7 +298,7 @@ export const ContextData = z.object({
     isSelf: z.boolean(),
   })).openapi({ description: "Agents with an open session (at most 50, newest first)" }),
   reviewConfig: z.object({
-    mode: z.enum(["light", "medium", "strict", "auto", "custom"]),
+    mode: ReviewModeSchema,
     reviewStatus: z.string(),
     criteriaAckRequired: z.boolean(),
     testedEntryRequired: z.boolean(),
@@ -371,8 +367,11 @@ export const ContextData = z.object({
 
 export const ContextResponse = envelope(ContextData);
 
+/** The context sections that page on through GET /context/more. */
+const ContextSection = z.enum(["ledger", "threads", "brief", "reviews"]);
+
 export const ContextMoreQuery = z.object({
-  section: z.enum(["ledger", "threads", "brief", "reviews"]),
+  section: ContextSection,
   cursor: z.string().max(4000).optional().openapi({
     description:
       "A nextCursor (or ledgerCursor / pendingReviewsCursor of GET /context) passed back unchanged. " +
@@ -393,7 +392,7 @@ export const BriefChunkRow = z.object({
 }).openapi("BriefChunk");
 
 export const ContextMoreData = z.object({
-  section: z.enum(["ledger", "threads", "brief", "reviews"]),
+  section: ContextSection,
   rows: z.union([
     z.array(ContextLedgerEntry),
     z.array(ContextThreadRow),

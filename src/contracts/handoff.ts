@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { envelope, NextActionSchema } from "./common.ts";
+import { ARTIFACT_TYPES, QA_RUN_STATUSES, QA_TEST_STATUSES } from "@/shared/vocabulary.ts";
+import { envelope, NextActionSchema, ReviewModeSchema } from "./common.ts";
 
 export const ArtifactInput = z.object({
-  type: z.enum(["pull_request", "branch", "commit", "deploy"]),
+  type: z.enum(ARTIFACT_TYPES),
   url: z.url({ protocol: /^https?$/ }).max(2000).openapi({ description: "An http or https URL" }),
   ref: z.string().min(1).max(255).optional(),
   title: z.string().min(1).max(500).optional(),
@@ -42,7 +43,7 @@ export const NextAction = NextActionSchema;
 
 export const HandoffReview = z.object({
   required: z.boolean(),
-  mode: z.enum(["light", "medium", "strict", "auto", "custom"]),
+  mode: ReviewModeSchema,
   qaRunId: z.string().uuid().nullable(),
   criteriaCount: z.number().int(),
   qaTestCount: z.number().int(),
@@ -82,7 +83,7 @@ export const QaTest = z.object({
   id: z.string().uuid(),
   criterionIndex: z.number().int().openapi({ description: "Index in the ticket's acceptanceCriteria" }),
   title: z.string(),
-  status: z.enum(["pending", "passed", "failed", "skipped"]),
+  status: z.enum(QA_TEST_STATUSES),
   evidence: z.string().nullable(),
   updatedAt: z.string(),
 }).openapi("QaTest");
@@ -92,7 +93,7 @@ export const QaRun = z.object({
   ticketId: z.string().uuid(),
   sessionId: z.string().nullable(),
   agentId: z.string().nullable().openapi({ description: "The generator whose handoff created the run" }),
-  status: z.enum(["pending", "passed", "failed"]).openapi({
+  status: z.enum(QA_RUN_STATUSES).openapi({
     description: "pending until every test has an outcome",
   }),
   createdAt: z.string(),

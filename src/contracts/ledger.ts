@@ -1,6 +1,11 @@
-import { LEDGER_SEVERITIES, LEDGER_SOURCES, LEDGER_TYPES } from "@/shared/vocabulary.ts";
+import {
+  LEDGER_SEVERITIES,
+  LEDGER_SOURCE_FILTERS,
+  LEDGER_SOURCES,
+  LEDGER_TYPES,
+} from "@/shared/vocabulary.ts";
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { envelope, PaginationSchema } from "./common.ts";
 import { FilePath } from "./file-path.ts";
 import { NextActionSchema } from "./claims.ts";
 
@@ -149,7 +154,7 @@ export const LedgerQuery = z.object({
   type: z.string().min(1).optional().openapi({ description: "Comma list of types; any unknown type: 400" }),
   agentId: z.string().uuid().optional(),
   sessionId: z.string().uuid().optional(),
-  source: z.enum(["agent", "system", "all"]).optional().openapi({
+  source: z.enum(LEDGER_SOURCE_FILTERS).optional().openapi({
     description: "Default `all` (the ledger is the whole record)",
   }),
   include_audit: boolParam.openapi({ description: "Default false: audit entries are left out" }),
@@ -162,10 +167,5 @@ export const LedgerQuery = z.object({
 
 export const LedgerListResponse = envelope(z.object({
   entries: z.array(LedgerEntrySchema),
-  pagination: z.object({
-    total: z.number().int(),
-    limit: z.number().int(),
-    offset: z.number().int(),
-    hasMore: z.boolean(),
-  }),
+  pagination: PaginationSchema,
 })).openapi("LedgerListResponse");

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { PLANS } from "@/shared/vocabulary.ts";
 import { AgentIdentity, AgentRoleSchema, envelope } from "./common.ts";
 import { ProjectSummary } from "./pairing.ts";
 
@@ -7,7 +8,7 @@ export const MeData = z.object({
     subAgentName: z.string().optional(),
   }),
   project: ProjectSummary,
-  org: z.object({ id: z.string(), plan: z.enum(["free", "builder", "growth", "team", "enterprise"]) }),
+  org: z.object({ id: z.string(), plan: z.enum(PLANS) }),
   scopes: z.array(z.string()).openapi({ description: "Empty array means unrestricted" }),
   sessionId: z.string().nullable(),
   session: z.object({ id: z.string(), status: z.string(), startedAt: z.string() }).nullable(),

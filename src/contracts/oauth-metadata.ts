@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { OAUTH_GRANT_TYPES, OAUTH_SCOPES } from "@/shared/vocabulary.ts";
 
 /** OAuth endpoints answer in RFC shapes (OAUTH-001/002): flat JSON, errors `{ error, error_description }`. */
 export const OAuthError = z.object({
@@ -13,10 +14,10 @@ export const AuthServerMetadata = z.object({
   registration_endpoint: z.string(),
   revocation_endpoint: z.string(),
   jwks_uri: z.string(),
-  scopes_supported: z.array(z.enum(["read", "write"])),
+  scopes_supported: z.array(z.enum(OAUTH_SCOPES)),
   response_types_supported: z.array(z.literal("code")),
   response_modes_supported: z.array(z.literal("query")),
-  grant_types_supported: z.array(z.enum(["authorization_code", "refresh_token"])),
+  grant_types_supported: z.array(z.enum(OAUTH_GRANT_TYPES)),
   token_endpoint_auth_methods_supported: z.array(z.literal("none")),
   revocation_endpoint_auth_methods_supported: z.array(z.literal("none")),
   code_challenge_methods_supported: z.array(z.literal("S256")),
@@ -28,7 +29,7 @@ export const ProtectedResourceMetadata = z.object({
   resource: z.string().openapi({ description: "{mcp_url} (PUBLIC_URL/mcp)" }),
   authorization_servers: z.array(z.string()),
   bearer_methods_supported: z.array(z.literal("header")),
-  scopes_supported: z.array(z.enum(["read", "write"])),
+  scopes_supported: z.array(z.enum(OAUTH_SCOPES)),
   resource_documentation: z.string(),
 }).openapi("OAuthProtectedResourceMetadata");
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { OAUTH_SCOPES } from "@/shared/vocabulary.ts";
 
 /** `POST /api/oauth/token` parameters (JSON object or form-encoded; all values strings). */
 export const OAuthTokenRequest = z.object({
@@ -28,7 +29,7 @@ export const OAuthTokenResponse = z.object({
   token_type: z.literal("Bearer"),
   expires_in: z.number().int().openapi({ example: 3600 }),
   refresh_token: z.string().openapi({ description: "`svc_rt_...`, rotates on every use" }),
-  scope: z.enum(["read", "write"]),
+  scope: z.enum(OAUTH_SCOPES),
 }).openapi("OAuthTokenResponse");
 
 /** `POST /api/oauth/revoke` parameters (RFC 7009; JSON object or form-encoded). */

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { OAUTH_GRANT_TYPES } from "@/shared/vocabulary.ts";
 
 /** `POST /api/oauth/register` body (RFC 7591 client metadata; public clients only). */
 export const OAuthRegisterRequest = z.object({
@@ -13,7 +14,7 @@ export const OAuthRegisterRequest = z.object({
     description: "Shown on the consent page as unverified; truncated to 100 characters",
   }),
   token_endpoint_auth_method: z.literal("none").optional(),
-  grant_types: z.array(z.enum(["authorization_code", "refresh_token"])).optional(),
+  grant_types: z.array(z.enum(OAUTH_GRANT_TYPES)).optional(),
   response_types: z.array(z.literal("code")).optional(),
 }).openapi("OAuthRegisterRequest");
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { AgentRoleSchema, envelope } from "./common.ts";
+import { AgentRoleSchema, envelope, ProjectPhaseSchema } from "./common.ts";
 
 export const ConnectBody = z.object({
   code: z.string().min(1).max(64).openapi({
@@ -37,7 +37,7 @@ export const WorkqueueItem = z.object({
 export const ProjectSummary = z.object({
   id: z.string(),
   name: z.string(),
-  phase: z.enum(["setup", "planning", "building", "reviewing", "complete"]),
+  phase: ProjectPhaseSchema,
   subphase: z.string().openapi({
     description: "brief_missing, tickets_missing, ready, in_progress, in_review or all_done",
   }),

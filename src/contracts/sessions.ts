@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { envelope } from "./common.ts";
+import { envelope, PaginationSchema } from "./common.ts";
+import { PLAN_ITEM_STATUSES } from "@/shared/vocabulary.ts";
 
 export const SESSION_STATUSES = ["active", "awaiting_input", "error", "complete", "canceled"] as const;
-export const PLAN_ITEM_STATUSES = ["pending", "in_progress", "completed", "canceled"] as const;
 export const ACTIVITY_TYPES = ["thought", "action", "elicitation", "response", "error"] as const;
 export const MAX_PLAN_ITEMS = 50;
 export const ACTIVITY_BODY_MAX = 4000;
@@ -76,12 +76,7 @@ export const SessionQuery = z.object({
 export const SessionDetail = z.object({
   session: Session,
   activities: z.array(Activity).openapi({ description: "Oldest first" }),
-  pagination: z.object({
-    limit: z.number().int(),
-    offset: z.number().int(),
-    total: z.number().int(),
-    hasMore: z.boolean(),
-  }),
+  pagination: PaginationSchema,
 }).openapi("SessionDetail");
 
 export const SessionPatch = z.object({

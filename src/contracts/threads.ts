@@ -1,6 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { filePathList } from "./file-path.ts";
 import { envelope } from "./common.ts";
+import { THREAD_STATUSES } from "@/shared/vocabulary.ts";
+
+/** A thread's status; narrower or wider views derive from it. */
+export const ThreadStatusSchema = z.enum(THREAD_STATUSES);
 
 export const ThreadIdParams = z.object({
   threadId: z.string().uuid().openapi({
@@ -29,7 +33,7 @@ export const ThreadReplyBody = z.object({
 
 export const ThreadPatchBody = z.object({
   intent: z.string().min(1).max(500).optional().openapi({ description: "1 to 500" }),
-  status: z.enum(["open", "closed"]).optional().openapi({
+  status: ThreadStatusSchema.optional().openapi({
     description: "`closed` closes without recording an outcome; `open` reopens a closed thread",
   }),
 }).refine((b) => b.intent !== undefined || b.status !== undefined, {
@@ -64,19 +68,24 @@ export const ThreadMessage = z.object({
   createdAt: z.string(),
 }).openapi("ThreadMessage");
 
-export const Thread = z.object({
-  id: z.string().uuid(),
+/** A thread without its messages; context's views of threads derive from it. */
+export const ThreadSummary = z.object({
+  id: z.string(),
   agentId: z.string().nullable(),
   agentName: z.string().nullable(),
   subAgentName: z.string().nullable(),
   intent: z.string(),
   expectedFiles: z.array(z.string()),
   ticketId: z.string().nullable(),
-  status: z.enum(["open", "closed"]),
+  status: ThreadStatusSchema,
   outcome: z.string().nullable(),
   createdAt: z.string(),
   closedAt: z.string().nullable(),
   lastMessageAt: z.string().nullable(),
+});
+
+export const Thread = ThreadSummary.extend({
+  id: z.string().uuid(),
   messages: z.array(ThreadMessage).openapi({ description: "Oldest first" }),
 }).openapi("Thread");
 
@@ -85,7 +94,7 @@ export const Created = z.object({ id: z.string().uuid(), createdAt: z.string() }
 export const ThreadCreatedResponse = envelope(Created.openapi("ThreadCreated"));
 export const ThreadResponse = envelope(Thread);
 export const ThreadPatchResponse = envelope(
-  z.object({ ok: z.boolean(), intent: z.string(), status: z.enum(["open", "closed"]) }).openapi(
+  z.object({ ok: z.boolean(), intent: z.string(), status: ThreadStatusSchema }).openapi(
     "ThreadPatchResult",
   ),
 );

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { filePathList } from "./file-path.ts";
-import { envelope } from "./common.ts";
+import { envelope, PaginationSchema } from "./common.ts";
+import { CI_STATES } from "@/shared/vocabulary.ts";
 
 /** Git-style branch name: what `git check-ref-format --branch` accepts, minus the `refs/heads/` prefix. */
 export const BranchSchema = z.string().min(1).max(255)
@@ -306,10 +307,21 @@ const Duplicate = z.object({
   similarity: z.number().openapi({ description: "0.4 to 1, two decimals" }),
 });
 
+/** TKT-108: what a legacy create (agent-first fields missing, accepted for a transition) is told. */
+const LegacyCreateDeprecation = z.object({
+  missing: z.array(z.string()),
+  deprecatedSince: z.string(),
+  sunset: z.string(),
+  message: z.string(),
+}).openapi("LegacyCreateDeprecation", {
+  description: "Only on a create accepted without the agent-first fields (with the Deprecation header)",
+});
+
 export const CreatedTicket = TicketSchema.extend({
   possibleDuplicates: z.array(Duplicate).max(5),
   nextAction: NextAction,
   url: z.string(),
+  deprecation: LegacyCreateDeprecation.optional(),
 }).openapi("CreatedTicket");
 
 export const IdempotentTicket = z.object({
@@ -321,6 +333,7 @@ export const IdempotentTicket = z.object({
   idempotent: z.literal(true),
   url: z.string(),
   nextAction: NextAction,
+  deprecation: LegacyCreateDeprecation.optional(),
 }).openapi("IdempotentTicketCreate");
 
 export const CreateTicketResponse = envelope(CreatedTicket);
@@ -361,12 +374,7 @@ const Paged = <T extends z.ZodType>(item: T) =>
     z.array(item),
     z.object({
       data: z.array(item),
-      pagination: z.object({
-        total: z.number().int(),
-        limit: z.number().int(),
-        offset: z.number().int(),
-        hasMore: z.boolean(),
-      }),
+      pagination: PaginationSchema,
     }),
   ]);
 
@@ -379,7 +387,7 @@ export const TicketDetail = TicketSchema.extend({
   activities: Paged(Row).optional(),
   pullRequests: Paged(Row).optional(),
   ciStatus: z.object({
-    state: z.enum(["unknown", "pending", "passing", "failing"]),
+    state: z.enum(CI_STATES),
     source: z.string().nullable(),
     url: z.string().nullable(),
     updatedAt: z.string().nullable(),
@@ -419,12 +427,7 @@ export const SearchResponse = envelope(
   z.object({
     query: z.string(),
     results: z.array(TicketSchema.extend({ rank: z.number(), snippet: z.string().nullable() })),
-    pagination: z.object({
-      total: z.number().int(),
-      limit: z.number().int(),
-      offset: z.number().int(),
-      hasMore: z.boolean(),
-    }),
+    pagination: PaginationSchema,
   }).openapi("TicketSearchResult"),
 );
 

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { TICKET_ACTIONS } from "@/shared/vocabulary.ts";
+import { ARTIFACT_TYPES, TICKET_ACTIONS } from "@/shared/vocabulary.ts";
 import { filePathList } from "./file-path.ts";
-import { envelope } from "./common.ts";
-import { BranchSchema, PrioritySchema, RiskClassSchema } from "./tickets.ts";
+import { envelope, ReviewModeSchema } from "./common.ts";
+import { BranchSchema, PrioritySchema, RiskClassSchema, TicketSchema } from "./tickets.ts";
 
 const TicketRef = z.string().min(1).max(100).openapi({ description: "Ticket UUID or <PREFIX>-<number> key" });
 
@@ -77,17 +77,17 @@ export const PatchTicketBody = z.object({
 }).openapi("PatchTicketRequest");
 export type PatchTicketInput = z.output<typeof PatchTicketBody>;
 
-export const PatchedTicket = z.object({
-  id: z.string().uuid(),
-  number: z.number().int(),
-  ticketRef: z.string(),
-  status: z.string(),
-  title: z.string(),
-  description: z.string().nullable(),
-  assigneeAgentId: z.string().nullable(),
-  reviewerAgentId: z.string().nullable(),
-  updatedAt: z.string(),
-}).openapi("PatchedTicket");
+/** What PATCH /ticket answers: a narrow view of the ticket, with its assignee's id. */
+export const PatchedTicket = TicketSchema.pick({
+  id: true,
+  number: true,
+  ticketRef: true,
+  status: true,
+  title: true,
+  description: true,
+  reviewerAgentId: true,
+  updatedAt: true,
+}).extend({ assigneeAgentId: z.string().nullable() }).openapi("PatchedTicket");
 export const PatchTicketResponse = envelope(PatchedTicket);
 
 export const ApproveBody = z.object({
@@ -137,7 +137,7 @@ const ArtifactStatus = z.enum(["open", "merged", "closed"]).openapi({
 });
 
 export const AddArtifactBody = z.object({
-  type: z.enum(["pull_request", "branch", "commit", "deploy"]),
+  type: z.enum(ARTIFACT_TYPES),
   url: z.string().url().max(2000).refine((u) => /^https?:\/\//i.test(u), "An http(s) URL"),
   ref: z.string().min(1).max(255).optional().openapi({ description: "Branch, commit SHA, PR number or env" }),
   title: z.string().trim().min(1).max(500).optional(),
@@ -156,7 +156,7 @@ export const PatchArtifactBody = z.object({
 export const Artifact = z.object({
   id: z.string().uuid(),
   ticketId: z.string().uuid(),
-  type: z.enum(["pull_request", "branch", "commit", "deploy"]),
+  type: z.enum(ARTIFACT_TYPES),
   url: z.string(),
   ref: z.string().nullable(),
   title: z.string().nullable(),
@@ -195,7 +195,7 @@ export const BeginResponse = envelope(BeginResult);
 
 export const WorkflowInfo = z.object({
   board: z.enum(["default", "custom"]),
-  reviewMode: z.enum(["light", "medium", "strict", "auto", "custom"]),
+  reviewMode: ReviewModeSchema,
   statuses: z.array(z.string()).openapi({ description: "The board's statuses, in column order" }),
   reviewStatus: z.string().nullable().openapi({ description: "Where submit_for_review and handoff go" }),
   terminal: z.array(z.string()),

@@ -3,7 +3,7 @@ import { type DashboardMember, may } from "@/domain/dashboard/access.ts";
 import type { AgentRow } from "@/domain/dashboard/agents.ts";
 import type { ClaimRow } from "@/domain/dashboard/claims.ts";
 import type { FeedEntry, LedgerFeedFilters } from "@/domain/dashboard/ledger.ts";
-import type { BurndownPoint, SprintSummary } from "@/domain/dashboard/sprints.ts";
+import type { BurndownPoint, SprintDetail, SprintSummary } from "@/domain/dashboard/sprints.ts";
 import type { ThreadSummary } from "@/domain/dashboard/threads.ts";
 import { PAIRABLE_ROLES } from "@/domain/dashboard/actions.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
@@ -272,16 +272,7 @@ export const Burndown: FC<{ points: BurndownPoint[] }> = ({ points }) => {
 
 export const Sprint: FC<{
   member: DashboardMember;
-  sprint: {
-    number: number;
-    name: string;
-    goal: string | null;
-    status: string;
-    startDate: string | null;
-    endDate: string | null;
-    tickets: { key: string; title: string; status: string; assigneeName: string | null }[];
-    burndown: BurndownPoint[];
-  };
+  sprint: SprintDetail;
 }> = ({ member, sprint }) => (
   <article aria-labelledby="sprint-title">
     <h1 id="sprint-title">Sprint #{sprint.number} {sprint.name}</h1>

@@ -16,6 +16,7 @@ import { metaContextFor } from "./meta.ts";
 import { COMMON_ERRORS, errorResponses, PUBLIC_ERRORS } from "@/contracts/common.ts";
 import { withExamples } from "@/contracts/examples/index.ts";
 import { actorCtx, type AppEnv } from "./env.ts";
+import type { Reply } from "./envelope.ts";
 
 export interface RoutePolicy {
   /** `none`: no Authorization header (pairing, refresh, prompt). Default `bearer`. */
@@ -213,30 +214,72 @@ export type ValidationHook = (
   c: Context<AppEnv>,
 ) => Response | undefined | Promise<Response | undefined>;
 
+/** What a documented response carries: an envelope's `data`, another JSON body, text, or nothing. */
+type BodyOf<C> = [C] extends [undefined] ? null
+  :
+    | (C extends { "application/json": { schema: infer S extends z.ZodType } }
+      ? z.output<S> extends { data: infer D } ? D : z.output<S>
+      : never)
+    | (C extends { "text/plain": unknown } ? string : never);
+
+type ContentOf<X> = X extends { content: infer C } ? C : undefined;
+
+/** One reply per status the route literally documents (the shared error map is thrown, not returned). */
+type Documented<Rs> = {
+  [K in keyof Rs as number extends K ? never : K]: K extends number ? Reply<K, BodyOf<ContentOf<Rs[K]>>>
+    : never;
+};
+
+/** The replies a handler of route `R` may return: its documented statuses with their schemas' types. */
+export type RouteReply<R> = R extends { responses: infer Rs } ? Documented<Rs>[keyof Documented<Rs>] : never;
+
 /**
- * Registers a route whose policy authenticates: the handler gets the validated input and the actor ctx.
+ * Adds a route to the API. The library types a handler against its own reading of the route, which it
+ * cannot resolve for a route that is still a type parameter here; `RouteReply<R>` (checked by `handle` and
+ * `handlePublic` where the route is known) is the stricter check of the same contract, so the registration
+ * goes through the library's untyped signature, in this one place.
+ */
+function register<R extends RouteConfig>(
+  api: OpenAPIHono<AppEnv>,
+  route: R,
+  handler: (c: Context<AppEnv>) => Promise<Response>,
+  hook: ValidationHook | undefined,
+): void {
+  const untyped = api as unknown as {
+    openapi(
+      route: RouteConfig,
+      handler: (c: Context<AppEnv>) => Promise<Response>,
+      hook?: ValidationHook,
+    ): void;
+  };
+  untyped.openapi(route, handler, hook);
+}
+
+/**
+ * Registers a route whose policy authenticates: the handler gets the validated input and the actor ctx,
+ * and returns one of the replies the route documents (`ok`, `textReply`, `empty` from envelope.ts).
  * `hook` replaces the default validation answer for this route (e.g. to add a recovery).
  */
 export function handle<R extends RouteConfig>(
   api: OpenAPIHono<AppEnv>,
   route: R,
-  fn: (args: AuthedHandlerArgs<R>) => Promise<Response>,
+  fn: (args: AuthedHandlerArgs<R>) => Promise<RouteReply<R>>,
   hook?: ValidationHook,
 ): void {
-  api.openapi(
+  register(
+    api,
     route,
-    ((c: Context<AppEnv>) =>
-      fn({ ...argsOf(route, c), ctx: actorCtx(c.get("deps"), c.get("actor")) })) as never,
-    (hook ?? hookFor(route)) as never,
+    (c) => fn({ ...argsOf(route, c), ctx: actorCtx(c.get("deps"), c.get("actor")) }),
+    hook ?? hookFor(route),
   );
 }
 
 /** A route-specific validation hook when the policy names its own invalid-body code. */
-function hookFor(route: object) {
+function hookFor(route: object): ValidationHook | undefined {
   const code = policies.get(route)?.invalidCode;
   if (!code) return undefined;
-  return (result: { success: boolean; error?: ZodError }, c: Context) => {
-    if (result.success || !result.error) return undefined;
+  return (result, c) => {
+    if (result.success) return undefined;
     return c.json(errorBody(code, "Invalid request body", { fields: fieldErrors(result.error) }), 400);
   };
 }
@@ -248,12 +291,8 @@ function hookFor(route: object) {
 export function handlePublic<R extends RouteConfig>(
   api: OpenAPIHono<AppEnv>,
   route: R,
-  fn: (args: HandlerArgs<R>) => Promise<Response>,
+  fn: (args: HandlerArgs<R>) => Promise<RouteReply<R>>,
   hook?: ValidationHook,
 ): void {
-  api.openapi(
-    route,
-    ((c: Context<AppEnv>) => fn(argsOf(route, c))) as never,
-    (hook ?? hookFor(route)) as never,
-  );
+  register(api, route, (c) => fn(argsOf(route, c)), hook ?? hookFor(route));
 }

@@ -10,7 +10,7 @@ import type { LedgerType } from "@/db/tables/work.ts";
 import { getContext } from "@/domain/context/build.ts";
 import { contextMore } from "@/domain/context/more.ts";
 import type { AppEnv } from "@/http/env.ts";
-import { ok, okSerialized } from "@/http/envelope.ts";
+import { jsonText, ok, okSerialized } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
 import { errorResponses } from "@/contracts/common.ts";
 
@@ -106,7 +106,7 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
       headerPlatform: c.req.header("x-svc-platform"),
     });
     c.set("metaContext", metaContext);
-    const dataJson = JSON.stringify(data);
+    const dataJson = jsonText(data);
     const responseBytes = new TextEncoder().encode(dataJson).length;
     return okSerialized(c, dataJson, { responseBytes, ...(refreshedToken ? { refreshedToken } : {}) });
   });

@@ -13,7 +13,7 @@ import { mintOrchestratorCode } from "@/domain/pairing/orchestrator-code.ts";
 import { pairingPrompt, PROMPT_LOOKUPS_PER_IP } from "@/domain/pairing/prompt.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
-import { ok } from "@/http/envelope.ts";
+import { ok, textReply } from "@/http/envelope.ts";
 import { defineRoute, handle, handlePublic } from "@/http/route.ts";
 
 export const pairConnectRoute = defineRoute({
@@ -94,7 +94,8 @@ export function registerPairing(api: OpenAPIHono<AppEnv>): void {
   handlePublic(api, pairPromptRoute, async ({ c, query }) => {
     const code = query.code?.trim();
     if (!code) {
-      return c.text(
+      return textReply(
+        c,
         "Missing code. Use GET /api/pair/prompt?code=<pairing code>; ask a project admin or your " +
           "orchestrator for a code.\n",
         400,
@@ -102,7 +103,7 @@ export function registerPairing(api: OpenAPIHono<AppEnv>): void {
     }
     const answer = await pairingPrompt(serviceCtx(c.get("deps")), code, clientAddress(c));
     if (answer.retryAfterSeconds !== undefined) c.header("Retry-After", String(answer.retryAfterSeconds));
-    return c.text(answer.text, answer.status);
+    return textReply(c, answer.text, answer.status);
   }, (result, c) => {
     // Every answer of this route is text/plain, its validation failures too (a repeated `code`).
     if (result.success) return undefined;

@@ -3,7 +3,7 @@ import { IssueListResponse, IssueQuery, SkillHeaders, SkillResponse } from "@/co
 import { readSkill } from "@/domain/context/skill.ts";
 import { listIssues } from "@/domain/tickets/issues.ts";
 import type { AppEnv } from "@/http/env.ts";
-import { ok } from "@/http/envelope.ts";
+import { empty, ok } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
 
 export const skillRoute = defineRoute({
@@ -53,7 +53,7 @@ export function registerSkill(api: OpenAPIHono<AppEnv>): void {
     const etag = `"${skill.version}"`;
     const sent = c.req.header("if-none-match");
     if (sent && sent.split(",").some((t) => t.trim().replace(/^W\//, "") === etag)) {
-      return c.body(null, 304, { ETag: etag });
+      return empty(c, 304, { ETag: etag });
     }
     c.header("ETag", etag);
     return ok(c, skill);

@@ -250,11 +250,13 @@ async function respondCreate(
 ) {
   const outcome = await createTicket(ctx, input, "single");
   const res = await createTicketResponse(ctx, outcome);
-  if (missing.length === 0) return ok(c, res.data, res.created ? 201 : 200);
-  // RFC 9745 Deprecation and RFC 8594 Sunset.
-  c.header("Deprecation", `@${Math.floor(LEGACY_CREATE_DEPRECATED_AT.getTime() / 1000)}`);
-  c.header("Sunset", LEGACY_CREATE_SUNSET.toUTCString());
-  return ok(c, { ...res.data, deprecation: legacyCreateDeprecation(missing) }, res.created ? 201 : 200);
+  const legacy = missing.length > 0 ? { deprecation: legacyCreateDeprecation(missing) } : {};
+  if (missing.length > 0) {
+    // RFC 9745 Deprecation and RFC 8594 Sunset.
+    c.header("Deprecation", `@${Math.floor(LEGACY_CREATE_DEPRECATED_AT.getTime() / 1000)}`);
+    c.header("Sunset", LEGACY_CREATE_SUNSET.toUTCString());
+  }
+  return res.created ? ok(c, { ...res.data, ...legacy }, 201) : ok(c, { ...res.data, ...legacy }, 200);
 }
 
 /** Request header by which an older client (built before the agent-first fields) identifies itself. */

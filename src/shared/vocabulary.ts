@@ -29,6 +29,14 @@ export type LedgerType = typeof LEDGER_TYPES[number];
 export const LEDGER_SOURCES = ["agent", "system"] as const;
 export type LedgerSource = typeof LEDGER_SOURCES[number];
 
+/** A ledger read's `source` filter: one source, or `all`. */
+export const LEDGER_SOURCE_FILTERS = [...LEDGER_SOURCES, "all"] as const;
+export type LedgerSourceFilter = typeof LEDGER_SOURCE_FILTERS[number];
+
+/** A QA run's status, and a QA test's (which may also be skipped). */
+export const QA_RUN_STATUSES = ["pending", "passed", "failed"] as const;
+export const QA_TEST_STATUSES = [...QA_RUN_STATUSES, "skipped"] as const;
+
 /** Severity of an ALERT or ISSUE entry. */
 export const LEDGER_SEVERITIES = ["info", "warning", "critical"] as const;
 export type LedgerSeverity = typeof LEDGER_SEVERITIES[number];
@@ -63,6 +71,45 @@ export const TICKET_ACTIONS = [
   "unblock",
 ] as const;
 export type TicketAction = typeof TICKET_ACTIONS[number];
+
+/** Where a project stands, derived from its brief and board (PAIR-023, CTX-021). */
+export const PROJECT_PHASES = ["setup", "planning", "building", "reviewing", "complete"] as const;
+export type ProjectPhaseName = typeof PROJECT_PHASES[number];
+
+/** How much review a project asks before a ticket is done (spec: review modes). */
+export const REVIEW_MODES = ["light", "medium", "strict", "auto", "custom"] as const;
+export type ReviewMode = typeof REVIEW_MODES[number];
+
+/** An organization's plan (spec: plans and limits). */
+export const PLANS = ["free", "builder", "growth", "team", "enterprise"] as const;
+export type Plan = typeof PLANS[number];
+
+/** What a ticket artifact points at. */
+export const ARTIFACT_TYPES = ["pull_request", "branch", "commit", "deploy"] as const;
+export type ArtifactType = typeof ARTIFACT_TYPES[number];
+
+/** A claim holder's state: active, or in the grace period after its session ended. */
+export const CLAIM_HOLD_STATUSES = ["active", "grace_period"] as const;
+export type ClaimHoldStatus = typeof CLAIM_HOLD_STATUSES[number];
+
+/** The scopes an OAuth client may ask for (spec: Authorize `scope`). */
+export const OAUTH_SCOPES = ["read", "write"] as const;
+export type OAuthScope = typeof OAUTH_SCOPES[number];
+
+/** The OAuth grant types the authorization server supports. */
+export const OAUTH_GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
+
+/** A ticket's CI state as its artifacts report it (`unknown` when none does). */
+export const CI_STATES = ["unknown", "pending", "passing", "failing"] as const;
+export type CiState = typeof CI_STATES[number];
+
+/** The status of one item of a session's plan. */
+export const PLAN_ITEM_STATUSES = ["pending", "in_progress", "completed", "canceled"] as const;
+export type PlanItemStatus = typeof PLAN_ITEM_STATUSES[number];
+
+/** A thread is open until it is closed (with an outcome). */
+export const THREAD_STATUSES = ["open", "closed"] as const;
+export type ThreadStatus = typeof THREAD_STATUSES[number];
 
 /** An agent's role in its project. */
 export const AGENT_ROLES = ["generator", "evaluator", "observer", "orchestrator"] as const;

@@ -58,8 +58,17 @@ test("CTX-006 contextLimits() refuses a ledger limit above the ceiling before a 
   assert.equal(contextLimits({}, input({ includeSystemLedger: true })).filter.source, "all");
 });
 
+const resumeWork = { action: "RESUME_WORK" as const, message: "continue" };
+
 test("CTX-020 resumeOf() adds riskyFiles, staleClaims, envBlockers and nextAction only when relevant", () => {
-  const bare = resumeOf({ activeTicket: null, others: [], open: [], envHealth: noEnv, nextAction: "x", now });
+  const bare = resumeOf({
+    activeTicket: null,
+    others: [],
+    open: [],
+    envHealth: noEnv,
+    nextAction: resumeWork,
+    now,
+  });
   assert.deepEqual(bare, { activeTicket: null });
   const active = activeTicketView(row, "PRJ");
   const full = resumeOf({
@@ -67,7 +76,7 @@ test("CTX-020 resumeOf() adds riskyFiles, staleClaims, envBlockers and nextActio
     others: [claim({ subAgentName: "sub" })],
     open: [claim({ isSelf: true, isStale: true, file: "b.ts" })],
     envHealth: { status: "broken", notes: ["db down"], reportedAt: null },
-    nextAction: "continue",
+    nextAction: resumeWork,
     now,
   });
   assert.deepEqual(Object.keys(full), [

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { callOn, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
+import { contractChecked } from "../helpers/contract-check.ts";
 import {
   LOOPBACK_PROXIES,
   parseIp,
@@ -112,7 +113,7 @@ test("RATE-040 over a real socket the peer address comes from Deno.serve's remot
   try {
     const url = `http://127.0.0.1:${server.addr.port}/api/pair/connect`;
     const attempt = async (forwarded: string) => {
-      const res = await fetch(url, {
+      const res = await contractChecked(fetch)(url, {
         method: "POST",
         headers: { "Content-Type": "application/json", "X-Forwarded-For": forwarded },
         body: JSON.stringify({ code: "NOPE0000" }),

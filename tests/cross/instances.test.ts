@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { sql } from "kysely";
 import { createApp } from "@/app.ts";
 import { systemClock } from "@/clock.ts";
+import { contractChecked } from "../helpers/contract-check.ts";
 import {
   admin,
   ADMIN_TOKEN,
@@ -26,7 +27,9 @@ async function secondInstance(): Promise<TestEnv> {
   const app = createApp({ db: e.db, engine: e.engine, clock: systemClock(), config: e.config });
   return {
     ...e,
-    fetch: (path, init) => Promise.resolve(app.fetch(new Request(`http://localhost:8787${path}`, init))),
+    fetch: contractChecked((path: string, init?: RequestInit) =>
+      Promise.resolve(app.fetch(new Request(`http://localhost:8787${path}`, init)))
+    ),
     close: () => Promise.resolve(),
   };
 }

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { env, pairAgent, test } from "../helpers/mod.ts";
 import { startTestEnv, type TestEnv } from "../helpers/env.ts";
+import { contractChecked } from "../helpers/contract-check.ts";
 import { dashFixture, PASSWORD } from "./helpers.ts";
 import { insertSprint, insertTicket } from "../helpers/fixtures.ts";
 import { toJson } from "@/db/tables/types.ts";
@@ -429,7 +430,9 @@ test("dashboard: no page issues more than a handful of database queries", async 
   });
   const c = new Client({
     ...e,
-    fetch: (path, init) => Promise.resolve(counting.fetch(new Request(`http://localhost:8787${path}`, init))),
+    fetch: contractChecked((path: string, init?: RequestInit) =>
+      Promise.resolve(counting.fetch(new Request(`http://localhost:8787${path}`, init)))
+    ),
   });
   await c.signIn(f.users.admin.email);
   const base = `/projects/${f.projectId}`;

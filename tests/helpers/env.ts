@@ -7,6 +7,7 @@ import { type Config, readConfig } from "@/config.ts";
 import type { Db } from "@/db/database.ts";
 import { type Engine, openDatabase } from "@/db/dialect.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
+import { contractChecked } from "./contract-check.ts";
 import type { Clock } from "@/clock.ts";
 
 export const ADMIN_TOKEN = "test-admin-token";
@@ -95,7 +96,7 @@ export interface TestEnv {
   db: Db;
   clock: Clock;
   config: Config;
-  /** In-process request against the whole app (no socket). */
+  /** In-process request against the whole app (no socket); answers are checked against the document. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
@@ -145,7 +146,9 @@ export async function startTestEnv(overrides: Partial<Config> = {}): Promise<Tes
     db: opened.db,
     clock,
     config,
-    fetch: (path, init) => Promise.resolve(app.fetch(new Request(`http://localhost:8787${path}`, init))),
+    fetch: contractChecked((path: string, init?: RequestInit) =>
+      Promise.resolve(app.fetch(new Request(`http://localhost:8787${path}`, init)))
+    ),
     close: async () => {
       await opened.close();
       if (dropDatabase) await dropDatabase();

@@ -4,6 +4,7 @@
 // deno-lint-ignore-file no-explicit-any
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from "../helpers/env.ts";
 import { formFields, projectOptions } from "../oauth/flow.ts";
+import { contractChecked } from "../helpers/contract-check.ts";
 
 export interface LiveService {
   origin: string;
@@ -97,7 +98,7 @@ export async function signInAndApprove(
     const headers: Record<string, string> = {};
     if (cookies.size > 0) headers.Cookie = [...cookies].map(([k, v]) => `${k}=${v}`).join("; ");
     if (form) headers["Content-Type"] = "application/x-www-form-urlencoded";
-    const res = await fetch(url, {
+    const res = await contractChecked(fetch)(url, {
       method: form ? "POST" : "GET",
       headers,
       body: form ? new URLSearchParams(form).toString() : null,

@@ -5,6 +5,10 @@ import assert from "node:assert/strict";
 import { chromium } from "playwright-core";
 import { ADMIN_TOKEN, startTestEnv, type TestEnv } from "../helpers/env.ts";
 import { pkce } from "./flow.ts";
+import { contractChecked } from "../helpers/contract-check.ts";
+
+/** Calls over the socket, answers checked against the OpenAPI document. */
+const fetch = contractChecked(globalThis.fetch);
 
 function findChromium(): string | null {
   for (const name of ["chromium", "chromium-browser"]) {

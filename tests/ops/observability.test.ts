@@ -4,6 +4,7 @@ import { logWriter } from "@/http/access-log.ts";
 import { Metrics } from "@/http/metrics.ts";
 import { ADMIN_TOKEN, call, callOn, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
+import { contractChecked } from "../helpers/contract-check.ts";
 
 /** A second app on the test file's database whose access log goes to `lines`. */
 async function loggedApp() {
@@ -14,8 +15,9 @@ async function loggedApp() {
     { db: e.db, engine: e.engine, clock: e.clock, config: e.config },
     { metrics, log: logWriter("json", (l) => lines.push(l)) },
   );
-  const fetch = (path: string, init?: RequestInit) =>
-    Promise.resolve(app.fetch(new Request(`http://localhost:8787${path}`, init)));
+  const fetch = contractChecked((path: string, init?: RequestInit) =>
+    Promise.resolve(app.fetch(new Request(`http://localhost:8787${path}`, init)))
+  );
   return { lines, metrics, fetch };
 }
 

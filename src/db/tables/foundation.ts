@@ -1,7 +1,7 @@
 import type { Generated, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
-export type Plan = "free" | "builder" | "growth" | "team" | "enterprise";
-import type { AgentRole } from "@/shared/vocabulary.ts";
+export type { Plan };
+import type { AgentRole, Plan, PlanItemStatus, ReviewMode } from "@/shared/vocabulary.ts";
 export type { AgentRole };
 export type SessionStatus = "active" | "awaiting_input" | "error" | "complete" | "canceled";
 export type TokenKind = "session" | "api_key" | "subagent" | "oauth_refresh";
@@ -38,7 +38,7 @@ export interface ProjectsTable {
   org_id: string;
   name: string;
   ticket_prefix: string;
-  review_mode: Generated<"light" | "medium" | "strict" | "auto" | "custom">;
+  review_mode: Generated<ReviewMode>;
   password_hash: string | null;
   settings: JsonDefault<ProjectSettings>;
   status: Generated<"active" | "archived">;
@@ -85,7 +85,7 @@ export interface SubAgentsTable {
 
 export interface PlanItem {
   content: string;
-  status: "pending" | "in_progress" | "completed" | "canceled";
+  status: PlanItemStatus;
 }
 
 export interface SessionsTable {

@@ -1,4 +1,5 @@
 import type { Json, NullableTimestamp, Timestamp } from "./types.ts";
+import type { OAuthScope } from "@/shared/vocabulary.ts";
 
 /** A dynamically registered public client (RFC 7591). */
 export interface OAuthClientsTable {
@@ -18,7 +19,7 @@ export interface OAuthCodesTable {
   code_challenge: string;
   user_id: string;
   project_id: string;
-  scope: "read" | "write";
+  scope: OAuthScope;
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: NullableTimestamp;

@@ -1,4 +1,5 @@
 import type { NullableTimestamp, Timestamp } from "./types.ts";
+import type { OAuthScope } from "@/shared/vocabulary.ts";
 
 /** One refresh token (`svc_rt_`, hashed) of a family started by one code exchange. */
 export interface OAuthRefreshTokensTable {
@@ -9,7 +10,7 @@ export interface OAuthRefreshTokensTable {
   client_id: string | null;
   user_id: string;
   project_id: string;
-  scope: "read" | "write";
+  scope: OAuthScope;
   access_jti: string | null;
   access_expires_at: NullableTimestamp;
   created_at: Timestamp;

@@ -1,4 +1,10 @@
-import type { LedgerSeverity, LedgerSource, LedgerType } from "@/shared/vocabulary.ts";
+import type {
+  ArtifactType,
+  LedgerSeverity,
+  LedgerSource,
+  LedgerType,
+  ThreadStatus,
+} from "@/shared/vocabulary.ts";
 import type { ColumnType } from "kysely";
 import type { Generated, Json, JsonDefault, NullableJson, NullableTimestamp, Timestamp } from "./types.ts";
 
@@ -78,7 +84,7 @@ export interface TicketCommentsTable {
 export interface TicketArtifactsTable {
   id: string;
   ticket_id: string;
-  type: "pull_request" | "branch" | "commit" | "deploy";
+  type: ArtifactType;
   url: string;
   ref: string | null;
   title: string | null;
@@ -138,7 +144,7 @@ export interface ThreadsTable {
   intent: string;
   expected_files: JsonDefault<string[]>;
   ticket_id: string | null;
-  status: Generated<"open" | "closed">;
+  status: Generated<ThreadStatus>;
   outcome: string | null;
   blocked_by_file: string | null;
   created_at: Timestamp;

@@ -1,4 +1,5 @@
 import type { Trx } from "@/db/database.ts";
+import { identityName } from "@/domain/shared/actor.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
@@ -272,7 +273,7 @@ function raceError(own: Holder[], renewedIds: string[], now: Date): DomainError 
   const lost = own.filter((h) => !kept.has(h.claimId));
   return conflictError(lost.map((h) => ({
     file: h.file,
-    claimantName: h.subAgentName ? `${h.agentName}/${h.subAgentName}` : h.agentName,
+    claimantName: identityName(h.agentName, h.subAgentName),
     claimedAt: h.claimedAt.toISOString(),
     claimAgeMinutes: Math.floor((now.getTime() - h.claimedAt.getTime()) / 60_000),
     isStale: false,
@@ -288,7 +289,7 @@ function raceError(own: Holder[], renewedIds: string[], now: Date): DomainError 
 }
 
 function describe(input: AcquireInput, files: string[], expiresAt: Date, result: AcquireResult): string {
-  const who = input.subAgentName ? `${input.agentName}/${input.subAgentName}` : input.agentName;
+  const who = identityName(input.agentName, input.subAgentName);
   const verb = result.renewed
     ? "renewed its claim on"
     : result.restored

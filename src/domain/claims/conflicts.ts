@@ -1,6 +1,8 @@
 import type { Recovery } from "@/domain/shared/errors.ts";
+import type { ClaimHoldStatus } from "@/shared/vocabulary.ts";
 import type { Holder } from "./holders.ts";
-import { ageMinutes, claimantName, isStale } from "./policy.ts";
+import { ageMinutes, isStale } from "./policy.ts";
+import { identityName } from "@/domain/shared/actor.ts";
 
 /** One entry of a 409 CONFLICT's `details.conflicts`. */
 export interface ClaimConflict {
@@ -11,7 +13,7 @@ export interface ClaimConflict {
   claimAgeMinutes: number;
   isStale: boolean;
   /** `grace_period`: the holder's session ended and it may still reconnect and restore the claim. */
-  status: "active" | "grace_period";
+  status: ClaimHoldStatus;
   ticketId?: string | null;
   warning: string;
   recovery: Recovery;
@@ -31,7 +33,7 @@ interface Requester {
  * - `wait`: a fresh claim, or one in its grace period; retry after `expiresAt` (or the grace period).
  */
 export function conflictOf(holder: Holder, requester: Requester, now: Date): ClaimConflict {
-  const name = claimantName(holder.agentName, holder.subAgentName);
+  const name = identityName(holder.agentName, holder.subAgentName);
   const stale = isStale(holder.claimedAt, now);
   const age = ageMinutes(holder.claimedAt, now);
   const base = {

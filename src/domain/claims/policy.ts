@@ -20,8 +20,3 @@ export function isStale(claimedAt: Date, now: Date): boolean {
 export function ageMinutes(claimedAt: Date, now: Date): number {
   return Math.max(0, Math.floor((now.getTime() - claimedAt.getTime()) / 60_000));
 }
-
-/** `agentName` or `agentName/subAgentName`. */
-export function claimantName(agentName: string, subAgentName: string | null): string {
-  return subAgentName ? `${agentName}/${subAgentName}` : agentName;
-}

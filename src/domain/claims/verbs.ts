@@ -5,7 +5,8 @@ import { resolveTicketRef } from "@/domain/tickets/refs.ts";
 import { assertBackpressure } from "@/domain/ledger/backpressure.ts";
 import { acquireClaims, type AcquireResult } from "./acquire.ts";
 import { liveHolders } from "./holders.ts";
-import { claimantName, isStale, MAX_CLAIM_FILES } from "./policy.ts";
+import { isStale, MAX_CLAIM_FILES } from "./policy.ts";
+import { identityName } from "@/domain/shared/actor.ts";
 import { releaseClaims } from "./release.ts";
 
 export interface ClaimRequest {
@@ -93,7 +94,7 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
       return {
         file,
         available: false,
-        claimant: claimantName(h.agentName, h.subAgentName),
+        claimant: identityName(h.agentName, h.subAgentName),
         isSelf: h.agentId === ctx.actor.agentId && h.subAgentName === ctx.actor.subAgentName,
         isStale: isStale(h.claimedAt, now),
         claimedAt: h.claimedAt.toISOString(),

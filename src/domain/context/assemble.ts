@@ -1,5 +1,8 @@
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
+import type { NextAction, ReviewMode } from "@/shared/vocabulary.ts";
+import { criteriaAckRequired } from "@/domain/tickets/transitions.ts";
+import { phaseOf } from "@/domain/projects/overview.ts";
+import { type Actor, identityName } from "@/domain/shared/actor.ts";
 import { boardColumns, REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
 import type { DeliveredNotification, PreviousState } from "./agent-state.ts";
 import type { OpenClaimRow } from "./claims.ts";
@@ -19,14 +22,25 @@ export interface Delivery {
   notes: DeliveredNotification[];
 }
 
+/** One item of context `updates`. */
+export interface ContextUpdate {
+  id: string;
+  kind: string;
+  source: "notification" | "context";
+  content: string;
+  threadId: string | null;
+  messageId: string | null;
+  createdAt: string;
+}
+
 /** `updates`: a brief change since the caller's last call (if it fits), then every delivered notification. */
 export function contextUpdates(
   project: Pick<ContextProject, "brief_version" | "brief_updated_at">,
   delivered: Delivery,
   updatesLimit: number,
   now: Date,
-): Array<Record<string, unknown>> {
-  const updates: Array<Record<string, unknown>> = [];
+): ContextUpdate[] {
+  const updates: ContextUpdate[] = [];
   const briefChanged = delivered.previous.calls > 0 &&
     project.brief_version > delivered.previous.briefVersionSeen;
   if (briefChanged && updates.length < updatesLimit) {
@@ -104,12 +118,12 @@ export function resumeOf(f: {
   others: OpenClaimRow[];
   open: OpenClaimRow[];
   envHealth: EnvHealth;
-  nextAction: unknown;
+  nextAction: NextAction;
   now: Date;
-}): Record<string, unknown> {
+}) {
   const riskyFiles = f.others.map((c) => ({
     file: c.file,
-    claimant: c.subAgentName ? `${c.agentName}/${c.subAgentName}` : c.agentName,
+    claimant: identityName(c.agentName, c.subAgentName),
     expiresAt: c.expiresAt,
   }));
   const staleClaims = f.open.filter((c) => c.isSelf && c.isStale).map((c) => ({
@@ -118,18 +132,16 @@ export function resumeOf(f: {
     claimedAt: c.claimedAt,
     ageMinutes: Math.floor((f.now.getTime() - Date.parse(c.claimedAt)) / 60_000),
   }));
-  const resume: Record<string, unknown> = { activeTicket: f.activeTicket };
-  if (riskyFiles.length > 0) resume.riskyFiles = riskyFiles;
-  if (staleClaims.length > 0) resume.staleClaims = staleClaims;
-  if (f.envHealth.status === "broken") {
-    resume.envBlockers = [{
-      status: f.envHealth.status,
-      notes: f.envHealth.notes,
-      reportedAt: f.envHealth.reportedAt,
-    }];
-  }
-  if (f.activeTicket) resume.nextAction = f.nextAction;
-  return resume;
+  const envBlockers = f.envHealth.status === "broken"
+    ? [{ status: f.envHealth.status, notes: f.envHealth.notes, reportedAt: f.envHealth.reportedAt }]
+    : [];
+  return {
+    activeTicket: f.activeTicket,
+    ...(riskyFiles.length > 0 ? { riskyFiles } : {}),
+    ...(staleClaims.length > 0 ? { staleClaims } : {}),
+    ...(envBlockers.length > 0 ? { envBlockers } : {}),
+    ...(f.activeTicket ? { nextAction: f.nextAction } : {}),
+  };
 }
 
 /** Ticket counts per status and the project phase they imply (CTX-021). */
@@ -145,17 +157,7 @@ export function boardOf(board: BoardCount[], settings: ProjectSettings, briefVer
   const closed = (byStatus.done ?? 0) + (byStatus.cancelled ?? 0);
   const inReview = REVIEW_STATUSES.reduce((sum, s) => sum + (byStatus[s] ?? 0), 0);
   const active = (byStatus.in_progress ?? 0) + (byStatus.claimed ?? 0) + (byStatus.blocked ?? 0);
-  const phase = briefVersion === 0 && total === 0
-    ? "setup"
-    : total === 0
-    ? "planning"
-    : closed === total
-    ? "complete"
-    : active > 0
-    ? "building"
-    : inReview > 0
-    ? "reviewing"
-    : "planning";
+  const { phase } = phaseOf(briefVersion > 0, { total, closed, active, review: inReview });
   return { byStatus, total, columns, moduleCount, inReview, phase };
 }
 
@@ -224,8 +226,9 @@ export function connectedView(rows: ConnectedAgentRow[], selfId: string) {
 
 /** High when others hold files the active ticket expects, low on a collision elsewhere, else none. */
 export function conflictRiskOf(others: OpenClaimRow[], collisions: Array<{ conflictingFiles: string[] }>) {
+  const level: "high" | "low" | "none" = others.length > 0 ? "high" : collisions.length > 0 ? "low" : "none";
   return {
-    level: others.length > 0 ? "high" : collisions.length > 0 ? "low" : "none",
+    level,
     files: [...new Set([...others.map((c) => c.file), ...collisions.flatMap((c) => c.conflictingFiles)])],
   };
 }
@@ -263,7 +266,7 @@ export function openClaimsView(open: OpenClaimRow[], compact: boolean) {
     : open;
 }
 
-export function reviewConfigOf(reviewMode: string, reviewStatus: string) {
+export function reviewConfigOf(reviewMode: ReviewMode, reviewStatus: string) {
   return {
     mode: reviewMode,
     reviewStatus,
@@ -273,17 +276,13 @@ export function reviewConfigOf(reviewMode: string, reviewStatus: string) {
   };
 }
 
-export function criteriaAckRequired(reviewMode: string): boolean {
-  return ["medium", "strict", "auto"].includes(reviewMode);
-}
-
 export function boardSummaryOf(summary: ReturnType<typeof boardOf>, unassignedReady: number) {
   const { total, byStatus, columns, inReview } = summary;
   return { total, byStatus, columns, inReview, unassignedReady };
 }
 
 /** Where the contract lives; the write payload schemas only when asked (`include=write_schemas`). */
-export function schemaOf(publicUrl: string, writePayloads: Record<string, unknown> | null) {
+export function schemaOf<W extends object>(publicUrl: string, writePayloads: W | null) {
   return {
     openapiUrl: `${publicUrl}/openapi.json`,
     docsUrl: `${publicUrl}/docs`,
@@ -292,5 +291,10 @@ export function schemaOf(publicUrl: string, writePayloads: Record<string, unknow
 }
 
 export function pollingHintOf(publicUrl: string, cursor: string, intervalSeconds: number) {
-  return { endpoint: "GET /events", url: `${publicUrl}/api/events?since=${cursor}`, cursor, intervalSeconds };
+  return {
+    endpoint: "GET /events" as const,
+    url: `${publicUrl}/api/events?since=${cursor}`,
+    cursor,
+    intervalSeconds,
+  };
 }

@@ -2,6 +2,7 @@ import { encodeEventCursor } from "@/domain/events/cursor.ts";
 import { EVENTS_POLL_INTERVAL_SECONDS } from "@/domain/events/feed.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { reviewColumn } from "@/domain/tickets/workflow.ts";
+import { criteriaAckRequired } from "@/domain/tickets/transitions.ts";
 import { recordCallAndDeliver } from "./agent-state.ts";
 import {
   activeTicketView,
@@ -11,8 +12,8 @@ import {
   complianceScoreOf,
   conflictRiskOf,
   connectedView,
+  type ContextUpdate,
   contextUpdates,
-  criteriaAckRequired,
   envHealthOf,
   openClaimsView,
   othersOnExpected,
@@ -77,7 +78,7 @@ interface BodyParts {
   limits: ContextLimits;
   first: ContextSections;
   second: TicketSections;
-  updates: Array<Record<string, unknown>>;
+  updates: ContextUpdate[];
   delivered: Awaited<ReturnType<typeof recordCallAndDeliver>>;
   now: Date;
 }
@@ -133,7 +134,7 @@ function contextFacts(actor: ActorCtx["actor"], p: BodyParts) {
 }
 
 /** The GET /context `data` (CTX-018), built from what was read; no I/O. */
-function contextBody(ctx: ActorCtx, input: ContextInput, p: BodyParts): Record<string, unknown> {
+function contextBody(ctx: ActorCtx, input: ContextInput, p: BodyParts) {
   const { actor, publicUrl } = ctx;
   const { project, first, second } = p;
   const { scalars, session, claims, situation, queue, threads, reviews, ledger } = first;

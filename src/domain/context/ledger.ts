@@ -1,11 +1,12 @@
 import type { z } from "zod";
+import type { LedgerSourceFilter } from "@/shared/vocabulary.ts";
 import type { ContextLedgerEntry as ContextLedgerEntrySchema } from "@/contracts/context.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 
 /** The ledger filters of GET /context; a ledger cursor carries them so that /context/more continues alike. */
 export interface LedgerFilter {
-  source: "agent" | "system" | "all";
+  source: LedgerSourceFilter;
   includeAudit: boolean;
   types?: LedgerType[] | undefined;
   sessionId?: string | undefined;

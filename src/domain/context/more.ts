@@ -85,18 +85,8 @@ async function moreThreads(ctx: ActorCtx, cursor: string | undefined, limit: num
   const page = await threadPage(ctx.db, ctx.actor.projectId, status, limit, before);
   return {
     section: "threads" as const,
-    rows: page.rows.map((t) => ({
-      id: t.id,
-      agentId: t.agentId,
-      ticketId: t.ticketId,
-      intent: t.intent,
-      subAgentName: t.subAgentName,
-      status: t.status,
-      outcome: t.outcome,
-      createdAt: t.createdAt,
-      closedAt: t.closedAt,
-      lastMessageAt: t.lastMessageAt,
-    })),
+    // The narrower row of /context/more (CTX-048): the summary without who opened it and its files.
+    rows: page.rows.map(({ agentName: _agentName, expectedFiles: _expectedFiles, ...row }) => row),
     hasMore: page.next !== null,
     nextCursor: page.next ? encodeCursor("threads", { st: status, k: [page.next.at, page.next.id] }) : null,
   };

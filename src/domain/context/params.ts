@@ -1,4 +1,5 @@
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
+import type { LedgerSourceFilter } from "@/shared/vocabulary.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
@@ -22,7 +23,7 @@ export interface ContextInput {
   since?: string | undefined;
   includeSystemLedger: boolean;
   includeAudit: boolean;
-  ledgerSource?: "agent" | "system" | "all" | undefined;
+  ledgerSource?: LedgerSourceFilter | undefined;
   ledgerTypes?: LedgerType[] | undefined;
   ledgerSessionId?: string | undefined;
   ledgerFileRef?: string | undefined;

@@ -17,6 +17,15 @@ export interface CallerSituation {
 
 const perRequest = new WeakMap<object, Promise<CallerSituation>>();
 
+/** Whose situation: the caller's identity (agent, sub-agent), session and project, at `now`. */
+export interface SituationInput {
+  projectId: string;
+  agentId: string;
+  subAgentName?: string | null;
+  sessionId: string | null;
+  now: Date;
+}
+
 /**
  * The caller's situation computed once per request: `key` is the request's actor object, shared by the
  * meta.context middleware and GET /context, so the statement runs once.
@@ -24,13 +33,7 @@ const perRequest = new WeakMap<object, Promise<CallerSituation>>();
 export function callerSituationOnce(
   key: object,
   db: DbOrTrx,
-  input: {
-    projectId: string;
-    agentId: string;
-    subAgentName?: string | null;
-    sessionId: string | null;
-    now: Date;
-  },
+  input: SituationInput,
 ): Promise<CallerSituation> {
   let found = perRequest.get(key);
   if (!found) {
@@ -94,13 +97,7 @@ export function situationColumns(
  */
 export async function callerSituation(
   db: DbOrTrx,
-  input: {
-    projectId: string;
-    agentId: string;
-    subAgentName?: string | null;
-    sessionId: string | null;
-    now: Date;
-  },
+  input: SituationInput,
 ): Promise<CallerSituation> {
   const columns = situationColumns(input.agentId, input.projectId, input.subAgentName ?? null, input.now);
   const result = await sql<SituationRow>`SELECT ${columns}`.execute(db);

@@ -1,27 +1,9 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
+import { type ThreadSummary, toThreadSummary } from "@/domain/threads/serialize.ts";
+import type { ThreadStatus } from "@/shared/vocabulary.ts";
 
-export type ThreadStatusFilter = "open" | "closed" | "all";
-
-/** The thread row of /context/more (CTX-048). */
-export interface ThreadRow {
-  id: string;
-  agentId: string | null;
-  ticketId: string | null;
-  intent: string;
-  subAgentName: string | null;
-  status: string;
-  outcome: string | null;
-  createdAt: string;
-  closedAt: string | null;
-  lastMessageAt: string | null;
-}
-
-/** Context adds who opened it and the files it is about. */
-export interface ContextThread extends ThreadRow {
-  agentName: string | null;
-  expectedFiles: string[];
-}
+export type ThreadStatusFilter = ThreadStatus | "all";
 
 /**
  * Threads newest first (created_at, then id), filtered by status, strictly after `before` when given.
@@ -33,7 +15,7 @@ export async function threadPage(
   status: ThreadStatusFilter,
   limit: number,
   before: { at: string; id: string } | null,
-): Promise<{ rows: ContextThread[]; next: { at: string; id: string } | null }> {
+): Promise<{ rows: ThreadSummary[]; next: { at: string; id: string } | null }> {
   let q = db.selectFrom("threads as t").leftJoin("agents as a", "a.id", "t.agent_id")
     .select([
       "t.id",
@@ -59,20 +41,7 @@ export async function threadPage(
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
-    rows: page.map((r) => ({
-      id: r.id,
-      agentId: r.agent_id,
-      ticketId: r.ticket_id,
-      intent: r.intent,
-      subAgentName: r.sub_agent_name,
-      status: r.status,
-      outcome: r.outcome,
-      createdAt: r.created_at.toISOString(),
-      closedAt: r.closed_at?.toISOString() ?? null,
-      lastMessageAt: r.last_message_at?.toISOString() ?? null,
-      agentName: r.agent_name,
-      expectedFiles: r.expected_files,
-    })),
+    rows: page.map((r) => toThreadSummary(r, r.agent_name)),
     next: rows.length > limit && last ? { at: last.created_at_text, id: last.id } : null,
   };
 }

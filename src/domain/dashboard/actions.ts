@@ -2,7 +2,7 @@ import { isStale } from "@/domain/claims/policy.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
-import { ADMIN_CODE_TTL_SECONDS, type IssuedCode, issuePairingCode } from "@/domain/pairing/codes.ts";
+import { ADMIN_CODE_TTL_SECONDS, issueAgentCode, type IssuedCode } from "@/domain/pairing/codes.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "@/domain/sessions/close.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
@@ -25,26 +25,16 @@ export async function mintPairingCode(
   if (agentName !== undefined && (agentName.length > 100 || agentName.includes("\u0000"))) {
     throw fail.validation("An agent name has 1 to 100 characters", { field: "agentName" });
   }
-  return await ctx.db.transaction().execute(async (trx) => {
-    const code = await issuePairingCode(trx, {
+  return await ctx.db.transaction().execute((trx) =>
+    issueAgentCode(trx, {
       projectId: actor.projectId,
       agentName,
       role: input.role,
       issuedByAgentId: actor.agentId,
       ttlSeconds: ADMIN_CODE_TTL_SECONDS,
       now,
-    });
-    await recordEvent(trx, {
-      projectId: actor.projectId,
-      kind: "pairing_code.issued",
-      entityType: "pairing_code",
-      entityId: null,
-      agentId: actor.agentId,
-      data: { agentName: agentName ?? null, role: input.role, expiresAt: code.expiresAt, by: "dashboard" },
-      now,
-    });
-    return code;
-  });
+    }, "dashboard")
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { STALE_TICKET_MS } from "@/domain/ledger/stale.ts";
@@ -144,11 +145,7 @@ export function boardCard(r: CardRow, prefix: string, now: Date): BoardCard {
     type: r.type,
     priority: priorityOf(r.tags),
     tags: r.tags,
-    assigneeName: r.assignee_name === null
-      ? null
-      : r.sub_agent_name
-      ? `${r.assignee_name}/${r.sub_agent_name}`
-      : r.assignee_name,
+    assigneeName: identityName(r.assignee_name, r.sub_agent_name),
     reviewerName: r.reviewer_name,
     reviewState: isReviewStatus(r.status) ? "in review" : r.last_review,
     stale: r.status === "in_progress" && new Date(quiet).getTime() < now.getTime() - STALE_TICKET_MS,

@@ -1,4 +1,5 @@
 import { CLAIM_GRACE_MS, isStale } from "@/domain/claims/policy.ts";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import type { DashboardMember } from "./access.ts";
 
@@ -47,7 +48,7 @@ export async function liveClaims(ctx: ServiceCtx, member: DashboardMember): Prom
     const expired = c.expires_at <= now;
     return {
       id: c.id,
-      holder: c.sub_agent_name ? `${c.agent_name}/${c.sub_agent_name}` : c.agent_name,
+      holder: identityName(c.agent_name, c.sub_agent_name),
       agentId: c.agent_id,
       ticketKey: c.ticket_number === null ? null : `${project.prefix}-${c.ticket_number}`,
       files: files.filter((f) => f.claim_id === c.id).map((f) => f.file),

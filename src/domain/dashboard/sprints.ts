@@ -107,3 +107,6 @@ export async function sprintDetail(ctx: ServiceCtx, member: DashboardMember, spr
     burndown,
   };
 }
+
+/** One sprint as its dashboard page shows it. */
+export type SprintDetail = NonNullable<Awaited<ReturnType<typeof sprintDetail>>>;

@@ -1,4 +1,5 @@
 import type { ServiceCtx } from "@/domain/shared/context.ts";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { DashboardMember } from "./access.ts";
 
 export const THREADS_PAGE_SIZE = 50;
@@ -46,7 +47,7 @@ export async function threadList(
       id: r.id,
       intent: r.intent,
       status: r.status,
-      author: r.agent_name && r.sub_agent_name ? `${r.agent_name}/${r.sub_agent_name}` : r.agent_name,
+      author: identityName(r.agent_name, r.sub_agent_name),
       ticketKey: r.number === null ? null : `${project.prefix}-${r.number}`,
       createdAt: r.created_at,
       lastMessageAt: r.last_message_at,
@@ -77,7 +78,7 @@ export async function threadWithMessages(ctx: ServiceCtx, member: DashboardMembe
     createdAt: thread.created_at,
     messages: messages.map((m) => ({
       id: m.id,
-      author: m.author_name && m.sub_agent_name ? `${m.author_name}/${m.sub_agent_name}` : m.author_name,
+      author: identityName(m.author_name, m.sub_agent_name),
       content: m.content,
       createdAt: m.created_at,
     })),

@@ -1,4 +1,5 @@
 import type { AcceptanceCriterion } from "@/db/tables/work.ts";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { priorityOf } from "@/domain/tickets/serialize.ts";
 import { validTransitions } from "@/domain/tickets/workflow.ts";
@@ -82,11 +83,7 @@ export async function ticketPage(
     riskClass: row.risk_class,
     branch: row.branch,
     humanOnly: row.human_only,
-    assigneeName: row.assignee_name === null
-      ? null
-      : row.sub_agent_name
-      ? `${row.assignee_name}/${row.sub_agent_name}`
-      : row.assignee_name,
+    assigneeName: identityName(row.assignee_name, row.sub_agent_name),
     reviewerName: row.reviewer_name,
     sprintName: row.sprint_name,
     doneDefinition: row.done_definition,

@@ -1,4 +1,5 @@
 import type { DbOrTrx, Trx } from "@/db/database.ts";
+import type { ArtifactType } from "@/shared/vocabulary.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { closeSessions } from "@/domain/sessions/close.ts";
@@ -34,7 +35,7 @@ import { handoffWarnings, type Remediation } from "./warnings.ts";
 import { type HandoffAt, maybeQaRun, moveTicket, releaseIdentity, storeArtifact } from "./write.ts";
 
 export interface HandoffArtifact {
-  type: "pull_request" | "branch" | "commit" | "deploy";
+  type: ArtifactType;
   url: string;
   ref?: string | undefined;
   title?: string | undefined;

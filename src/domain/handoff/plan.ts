@@ -1,4 +1,4 @@
-import type { Actor } from "@/domain/shared/actor.ts";
+import { type Actor, actorDisplayName } from "@/domain/shared/actor.ts";
 import type { TicketRow } from "@/domain/tickets/serialize.ts";
 import type { HandoffArtifact, HandoffInput, HandoffResult } from "./handoff.ts";
 import { handoffTarget, isTrivialChange, type ReviewMode } from "./review-mode.ts";
@@ -94,7 +94,7 @@ export function completedContent(
   actor: Pick<Actor, "agentName" | "subAgentName">,
   moduleName: string,
 ): string {
-  const who = actor.subAgentName ? `${actor.agentName}/${actor.subAgentName}` : actor.agentName;
+  const who = actorDisplayName(actor);
   return `${who} completed ${moduleName}`;
 }
 

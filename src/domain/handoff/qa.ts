@@ -1,4 +1,5 @@
 import type { Trx } from "@/db/database.ts";
+import type { QA_RUN_STATUSES, QA_TEST_STATUSES } from "@/shared/vocabulary.ts";
 import type { AcceptanceCriterion } from "@/db/tables/work.ts";
 import { recordEvent } from "@/domain/events/record.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
@@ -59,8 +60,8 @@ export async function createQaRun(
   return id;
 }
 
-type RunStatus = "pending" | "passed" | "failed";
-type TestStatus = "pending" | "passed" | "failed" | "skipped";
+type RunStatus = typeof QA_RUN_STATUSES[number];
+type TestStatus = typeof QA_TEST_STATUSES[number];
 
 function asRunStatus(s: string): RunStatus {
   return s === "passed" || s === "failed" ? s : "pending";

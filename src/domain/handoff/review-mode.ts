@@ -1,8 +1,9 @@
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { AcceptanceCriterion } from "@/db/tables/work.ts";
 import { boardColumns, REVIEW_STATUSES, reviewColumn } from "@/domain/tickets/workflow.ts";
+import type { ReviewMode } from "@/shared/vocabulary.ts";
 
-export type ReviewMode = "light" | "medium" | "strict" | "auto" | "custom";
+export type { ReviewMode };
 
 /** Fallback review columns of a custom board that has neither `in_review` nor `review`. */
 const OTHER_REVIEW_COLUMNS = ["needs_review", "qa"] as const;

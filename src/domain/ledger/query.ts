@@ -1,7 +1,9 @@
 import { sql } from "kysely";
+import type { LedgerSourceFilter } from "@/shared/vocabulary.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
+import { type Pagination, paginationOf } from "@/domain/shared/pagination.ts";
 import { fail } from "@/domain/shared/errors.ts";
 import { findTicketId } from "@/domain/tickets/refs.ts";
 import { type LedgerEntry, toLedgerEntry } from "./serialize.ts";
@@ -11,7 +13,7 @@ export interface LedgerQueryInput {
   type?: string | undefined;
   agentId?: string | undefined;
   sessionId?: string | undefined;
-  source?: "agent" | "system" | "all" | undefined;
+  source?: LedgerSourceFilter | undefined;
   include_audit?: "true" | "false" | undefined;
   since?: string | undefined;
   until?: string | undefined;
@@ -44,9 +46,7 @@ export function parseTypes(list: string): LedgerType[] {
 export async function listLedger(
   ctx: ActorCtx,
   q: LedgerQueryInput,
-): Promise<
-  { entries: LedgerEntry[]; pagination: { total: number; limit: number; offset: number; hasMore: boolean } }
-> {
+): Promise<{ entries: LedgerEntry[]; pagination: Pagination }> {
   const projectId = ctx.actor.projectId;
   const limit = q.limit ?? DEFAULT_LEDGER_LIMIT;
   const offset = q.offset ?? 0;
@@ -61,7 +61,7 @@ export async function listLedger(
   let ticketId: string | null = null;
   if (q.ticketId !== undefined) {
     ticketId = await findTicketId(ctx.db, projectId, q.ticketId);
-    if (!ticketId) return { entries: [], pagination: { total: 0, limit, offset, hasMore: false } };
+    if (!ticketId) return { entries: [], pagination: paginationOf({ limit, offset }, 0, 0) };
   }
 
   let base = ctx.db.selectFrom("ledger_entries as l").where("l.project_id", "=", projectId);
@@ -84,6 +84,6 @@ export async function listLedger(
   const total = Number(count.n);
   return {
     entries: rows.map(toLedgerEntry),
-    pagination: { total, limit, offset, hasMore: offset + rows.length < total },
+    pagination: paginationOf({ limit, offset }, rows.length, total),
   };
 }

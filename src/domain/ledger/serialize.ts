@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { LedgerEntrySchema } from "@/contracts/ledger.ts";
 import type { Selectable } from "kysely";
 import type { LedgerEntriesTable } from "@/db/tables/work.ts";
@@ -19,9 +20,7 @@ export function toLedgerEntry(row: LedgerRow): LedgerEntry {
     agentId: row.agent_id,
     ...(row.agent_name !== undefined
       ? {
-        agentName: row.agent_name && row.sub_agent_name
-          ? `${row.agent_name}/${row.sub_agent_name}`
-          : row.agent_name,
+        agentName: identityName(row.agent_name, row.sub_agent_name),
       }
       : {}),
     subAgentName: row.sub_agent_name,

@@ -1,4 +1,5 @@
 import type { ServiceCtx } from "@/domain/shared/context.ts";
+import type { OAuthScope } from "@/shared/vocabulary.ts";
 import { hitCounter, readCounter } from "@/domain/shared/counters.ts";
 import { hashPassword, hashToken, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
 import { toJson } from "@/db/tables/types.ts";
@@ -172,7 +173,7 @@ export async function userProjects(ctx: ServiceCtx, userId: string): Promise<Use
 }
 
 /** `write` when asked and the membership allows it (admin, member); viewers always `read` (OAUTH-035). */
-export function grantedScope(askedWrite: boolean, role: "admin" | "member" | "viewer"): "read" | "write" {
+export function grantedScope(askedWrite: boolean, role: "admin" | "member" | "viewer"): OAuthScope {
   return askedWrite && role !== "viewer" ? "write" : "read";
 }
 
@@ -238,7 +239,7 @@ export async function issueCode(
     codeChallenge: string;
     userId: string;
     projectId: string;
-    scope: "read" | "write";
+    scope: OAuthScope;
   },
 ): Promise<string> {
   const now = ctx.clock.now();

@@ -1,7 +1,8 @@
 import { audienceOf, issuerOf } from "./access-token.ts";
 
-/** The scopes a client may ask for (spec: Authorize `scope`). */
-export const OAUTH_SCOPES = ["read", "write"] as const;
+import { OAUTH_SCOPES } from "@/shared/vocabulary.ts";
+
+export { OAUTH_SCOPES };
 
 /**
  * Authorization server metadata (RFC 8414), `GET /.well-known/oauth-authorization-server`. Addresses per

@@ -7,6 +7,7 @@ import { ADMIN_CODE_TTL_SECONDS, type IssuedCode, issuePairingCode } from "@/dom
 import { API_KEY_PREFIX } from "@/domain/auth/token-policy.ts";
 import { hashPassword, hashToken, randomSecret } from "@/domain/shared/crypto.ts";
 import { DomainError, fail } from "@/domain/shared/errors.ts";
+import type { ReviewMode } from "@/shared/vocabulary.ts";
 
 /** The operator's verbs (organizations, users, projects, members, codes, keys). No actor: admin only. */
 export interface OperatorCtx {
@@ -56,7 +57,7 @@ export interface CreateProjectInput {
   orgId: string;
   name: string;
   ticketPrefix: string;
-  reviewMode?: "light" | "medium" | "strict" | "auto" | "custom" | undefined;
+  reviewMode?: ReviewMode | undefined;
   password?: string | undefined;
   settings?: ProjectSettings | undefined;
 }
@@ -87,7 +88,7 @@ export async function createProject(ctx: OperatorCtx, input: CreateProjectInput)
 
 export interface UpdateProjectInput {
   name?: string | undefined;
-  reviewMode?: "light" | "medium" | "strict" | "auto" | "custom" | undefined;
+  reviewMode?: ReviewMode | undefined;
   password?: string | null | undefined;
   settings?: ProjectSettings | undefined;
   status?: "active" | "archived" | undefined;

@@ -1,10 +1,11 @@
 import type { AgentRole } from "@/db/tables/foundation.ts";
-import type { DbOrTrx } from "@/db/database.ts";
+import type { DbOrTrx, Trx } from "@/db/database.ts";
+import { recordEvent } from "@/domain/events/record.ts";
 import { hashPairingCode, randomPairingCode } from "@/domain/shared/crypto.ts";
 
 /** Code lifetimes (spec: Pairing code). */
 export const ADMIN_CODE_TTL_SECONDS = 5 * 60;
-export const ORCHESTRATOR_CODE_TTL_SECONDS = 3600;
+export const ORCHESTRATOR_CODE_TTL_SECONDS = 3600 as const;
 /** The agent that consumed a code may present it again for this long after first use. */
 export const CODE_REUSE_WINDOW_MS = 3600_000;
 export const CODE_MAX_STRIKES = 3;
@@ -66,4 +67,31 @@ export async function issuePairingCode(db: DbOrTrx, input: IssueCodeInput): Prom
     if (inserted) return { code, expiresAt: expiresAt.toISOString(), ttlSeconds: input.ttlSeconds };
   }
   throw new Error("Cannot issue a pairing code: no free code after 5 attempts");
+}
+
+/**
+ * An agent of the project issues a code (an orchestrator over REST, an admin on the dashboard): the code
+ * and its `pairing_code.issued` event, in the caller's transaction.
+ */
+export async function issueAgentCode(
+  trx: Trx,
+  input: IssueCodeInput & { issuedByAgentId: string },
+  via?: "dashboard",
+): Promise<IssuedCode> {
+  const code = await issuePairingCode(trx, input);
+  await recordEvent(trx, {
+    projectId: input.projectId,
+    kind: "pairing_code.issued",
+    entityType: "pairing_code",
+    entityId: null,
+    agentId: input.issuedByAgentId,
+    data: {
+      agentName: input.agentName ?? null,
+      role: input.role,
+      expiresAt: code.expiresAt,
+      ...(via ? { by: via } : {}),
+    },
+    now: input.now,
+  });
+  return code;
 }

@@ -1,7 +1,6 @@
-import { recordEvent } from "@/domain/events/record.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
-import { issuePairingCode, ORCHESTRATOR_CODE_TTL_SECONDS } from "./codes.ts";
+import { issueAgentCode, ORCHESTRATOR_CODE_TTL_SECONDS } from "./codes.ts";
 
 export interface OrchestratorCodeInput {
   agentName: string;
@@ -26,8 +25,8 @@ export async function mintOrchestratorCode(ctx: ActorCtx, input: OrchestratorCod
       agentName: input.agentName,
     });
   }
-  const issued = await ctx.db.transaction().execute(async (trx) => {
-    const code = await issuePairingCode(trx, {
+  const issued = await ctx.db.transaction().execute((trx) =>
+    issueAgentCode(trx, {
       projectId: actor.projectId,
       agentName: input.agentName,
       role: input.role,
@@ -36,21 +35,12 @@ export async function mintOrchestratorCode(ctx: ActorCtx, input: OrchestratorCod
       issuedByAgentId: actor.agentId,
       ttlSeconds: ORCHESTRATOR_CODE_TTL_SECONDS,
       now,
-    });
-    await recordEvent(trx, {
-      projectId: actor.projectId,
-      kind: "pairing_code.issued",
-      entityType: "pairing_code",
-      entityId: null,
-      agentId: actor.agentId,
-      data: { agentName: input.agentName, role: input.role, expiresAt: code.expiresAt },
-      now,
-    });
-    return code;
-  });
+    })
+  );
   const api = `${ctx.publicUrl}/api`;
   return {
     ...issued,
+    ttlSeconds: ORCHESTRATOR_CODE_TTL_SECONDS,
     instructions:
       `Give this code to the new agent; it works once, within one hour (until ${issued.expiresAt}). ` +
       `The agent pairs with POST ${api}/pair/connect and body {"code":"${issued.code}"} (no Authorization ` +

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 
 /** The agent-facing skill document: how to work with the service. Kept short; the full reference is /docs. */
@@ -34,7 +35,7 @@ export async function pairingContext(db: DbOrTrx, input: PairingContextInput) {
     threads: { count: threads.length, ids: threads.map((t) => t.id) },
   };
   if (input.compact) return compact;
-  const ledger = await db.selectFrom("ledger_entries")
+  const ledgerRows = await db.selectFrom("ledger_entries")
     .select([
       "id",
       "type",
@@ -44,6 +45,7 @@ export async function pairingContext(db: DbOrTrx, input: PairingContextInput) {
       "created_at as createdAt",
     ])
     .where("project_id", "=", input.projectId).orderBy("seq", "desc").limit(10).execute();
+  const ledger = ledgerRows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
   const zones = await db.selectFrom("claim_files as f").innerJoin("claims as c", "c.id", "f.claim_id")
     .innerJoin("agents as a", "a.id", "c.agent_id")
     .select([
@@ -62,8 +64,8 @@ export async function pairingContext(db: DbOrTrx, input: PairingContextInput) {
     ledger,
     conflictZones: zones.map((z) => ({
       file: z.file,
-      claimant: z.subAgentName ? `${z.agentName}/${z.subAgentName}` : z.agentName,
-      expiresAt: z.expiresAt,
+      claimant: identityName(z.agentName, z.subAgentName),
+      expiresAt: z.expiresAt.toISOString(),
     })),
     cursors: { events: cursor?.seq ?? "0", ledger: ledger[0]?.createdAt ?? null },
   };

@@ -1,11 +1,30 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
+import type { ProjectPhaseName } from "@/shared/vocabulary.ts";
 
 export interface ProjectPhase {
   /** `setup` (no brief, no tickets), `planning` (no open work yet), `building`, `reviewing`, `complete`. */
-  phase: "setup" | "planning" | "building" | "reviewing" | "complete";
+  phase: ProjectPhaseName;
   /** Finer state: `brief_missing`, `tickets_missing`, `ready`, `in_progress`, `in_review`, `all_done`. */
   subphase: string;
+}
+
+/** Ticket counts a phase is derived from: all, closed (done, cancelled), active, in a review status. */
+export interface PhaseCounts {
+  total: number;
+  closed: number;
+  active: number;
+  review: number;
+}
+
+/** The phase a brief and a board imply (documented design, PAIR-023); no I/O. */
+export function phaseOf(hasBrief: boolean, counts: PhaseCounts): ProjectPhase {
+  if (!hasBrief && counts.total === 0) return { phase: "setup", subphase: "brief_missing" };
+  if (counts.total === 0) return { phase: "planning", subphase: "tickets_missing" };
+  if (counts.closed === counts.total) return { phase: "complete", subphase: "all_done" };
+  if (counts.active > 0) return { phase: "building", subphase: "in_progress" };
+  if (counts.review > 0) return { phase: "reviewing", subphase: "in_review" };
+  return { phase: "planning", subphase: "ready" };
 }
 
 /** Derives the project's phase from its brief and board (documented design, PAIR-023). */
@@ -22,13 +41,7 @@ export async function projectPhase(db: DbOrTrx, projectId: string): Promise<Proj
       ),
     ])
     .where("project_id", "=", projectId).executeTakeFirstOrThrow();
-  const hasBrief = project.brief_version > 0;
-  if (!hasBrief && counts.total === 0) return { phase: "setup", subphase: "brief_missing" };
-  if (counts.total === 0) return { phase: "planning", subphase: "tickets_missing" };
-  if (counts.closed === counts.total) return { phase: "complete", subphase: "all_done" };
-  if (counts.active > 0) return { phase: "building", subphase: "in_progress" };
-  if (counts.review > 0) return { phase: "reviewing", subphase: "in_review" };
-  return { phase: "planning", subphase: "ready" };
+  return phaseOf(project.brief_version > 0, counts);
 }
 
 export interface WorkqueueItem {

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import type { ActorCtx } from "@/domain/shared/context.ts";
+import { paginationOf } from "@/domain/shared/pagination.ts";
 import { loadReadableSession } from "./access.ts";
 import { toActivity, toSession } from "./serialize.ts";
 
@@ -24,11 +25,6 @@ export async function getSession(ctx: ActorCtx, sessionId: string, page: Activit
   return {
     session: toSession(row, agentName),
     activities: activities.map(toActivity),
-    pagination: {
-      limit: page.limit,
-      offset: page.offset,
-      total,
-      hasMore: page.offset + activities.length < total,
-    },
+    pagination: paginationOf(page, activities.length, total),
   };
 }

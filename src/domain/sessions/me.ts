@@ -12,14 +12,14 @@ export const ME_CACHE_MS = 30_000;
  * is one keyed read. A stale or missing entry is rebuilt and upserted; when another instance refreshed
  * it in the meantime, its entry wins and is returned instead.
  */
-async function cachedBody(ctx: ActorCtx): Promise<{ body: Record<string, unknown>; cachedAt: number }> {
+async function cachedBody(ctx: ActorCtx): Promise<{ body: MeBody; cachedAt: number }> {
   const now = ctx.clock.now();
   const key = { token_id: ctx.actor.tokenId, sub_agent_name: ctx.actor.subAgentName ?? "" };
   const fresh = (at: Date) => Math.abs(now.getTime() - at.getTime()) < ME_CACHE_MS;
   const hit = await ctx.db.selectFrom("me_cache").select(["body", "cached_at"])
     .where("token_id", "=", key.token_id).where("sub_agent_name", "=", key.sub_agent_name)
     .executeTakeFirst();
-  if (hit && fresh(hit.cached_at)) return { body: hit.body, cachedAt: hit.cached_at.getTime() };
+  if (hit && fresh(hit.cached_at)) return { body: hit.body as MeBody, cachedAt: hit.cached_at.getTime() };
   const body = await buildMe(ctx);
   const staleBefore = new Date(now.getTime() - ME_CACHE_MS);
   const staleAfter = new Date(now.getTime() + ME_CACHE_MS);
@@ -36,12 +36,12 @@ async function cachedBody(ctx: ActorCtx): Promise<{ body: Record<string, unknown
         )
     )
     .returning(["body", "cached_at"]).executeTakeFirst();
-  if (written) return { body: written.body, cachedAt: written.cached_at.getTime() };
+  if (written) return { body: written.body as MeBody, cachedAt: written.cached_at.getTime() };
   // A concurrent call (on this or another instance) stored a fresh entry first: answer with it.
   const winner = await ctx.db.selectFrom("me_cache").select(["body", "cached_at"])
     .where("token_id", "=", key.token_id).where("sub_agent_name", "=", key.sub_agent_name)
     .executeTakeFirstOrThrow();
-  return { body: winner.body, cachedAt: winner.cached_at.getTime() };
+  return { body: winner.body as MeBody, cachedAt: winner.cached_at.getTime() };
 }
 
 /** GET /me: who the caller is; cached 30 seconds (in the database) except `plan.callsRemaining`. */
@@ -67,7 +67,10 @@ export async function describeMe(ctx: ActorCtx) {
   };
 }
 
-async function buildMe(ctx: ActorCtx): Promise<Record<string, unknown>> {
+/** The cached part of GET /me; `me_cache.body` holds exactly this, as JSON (only `buildMe` writes it). */
+type MeBody = Awaited<ReturnType<typeof buildMe>>;
+
+async function buildMe(ctx: ActorCtx) {
   const { actor, db } = ctx;
   const agent = await db.selectFrom("agents").select(["id", "name", "platform", "model", "company"])
     .where("id", "=", actor.agentId).executeTakeFirstOrThrow();

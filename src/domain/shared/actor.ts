@@ -31,5 +31,18 @@ export function hasScope(actor: Pick<Actor, "kind" | "scopes">, scope: string): 
 
 /** Display name: `agentName` or `agentName/subAgentName`. */
 export function actorDisplayName(actor: Pick<Actor, "agentName" | "subAgentName">): string {
-  return actor.subAgentName ? `${actor.agentName}/${actor.subAgentName}` : actor.agentName;
+  return identityName(actor.agentName, actor.subAgentName);
+}
+
+/** How an identity is shown: `agent/sub-agent` for a sub-agent, the agent's name otherwise (null stays null). */
+export function identityName(agentName: string, subAgentName: string | null | undefined): string;
+export function identityName(
+  agentName: string | null,
+  subAgentName: string | null | undefined,
+): string | null;
+export function identityName(
+  agentName: string | null,
+  subAgentName: string | null | undefined,
+): string | null {
+  return agentName !== null && subAgentName ? `${agentName}/${subAgentName}` : agentName;
 }

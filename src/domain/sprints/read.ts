@@ -2,6 +2,7 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
 import { priorityOf } from "@/domain/tickets/serialize.ts";
 import { sprintNotFound, toSprint } from "./common.ts";
+import type { ReleaseNotes } from "./release.ts";
 
 /** GET /sprint: every sprint of the project, highest number first. */
 export async function listSprints(ctx: ActorCtx) {
@@ -125,5 +126,6 @@ export async function getSprint(ctx: ActorCtx, sprintId: string) {
   const row = await ctx.db.selectFrom("sprints").selectAll().where("id", "=", sprintId)
     .where("project_id", "=", ctx.actor.projectId).executeTakeFirst();
   if (!row) throw sprintNotFound(sprintId);
-  return { ...toSprint(row), releaseNotes: row.release_notes ?? null };
+  // `release_notes` holds what patchSprint stored from buildReleaseNotes, as JSON.
+  return { ...toSprint(row), releaseNotes: (row.release_notes ?? null) as ReleaseNotes | null };
 }

@@ -106,23 +106,26 @@ async function patchIn(trx: Trx, actor: Actor, sprintId: string, input: PatchSpr
   }
   const updated = await trx.updateTable("sprints").set(set).where("id", "=", sprint.id)
     .where("status", "=", sprint.status).returningAll().executeTakeFirstOrThrow();
-  const result: Record<string, unknown> = {
+  const release = releaseNotes
+    ? {
+      releaseNotes,
+      releasePublish: await publishRelease(trx, {
+        projectId: actor.projectId,
+        agentId: actor.agentId,
+        sprint: updated,
+        notes: releaseNotes,
+        now,
+      }),
+    }
+    : {};
+  const result = {
     id: updated.id,
     status: updated.status,
     name: updated.name,
     updatedFields,
+    ...(removedTicketIds ? { removedTicketIds } : {}),
+    ...release,
   };
-  if (removedTicketIds) result.removedTicketIds = removedTicketIds;
-  if (releaseNotes) {
-    result.releaseNotes = releaseNotes;
-    result.releasePublish = await publishRelease(trx, {
-      projectId: actor.projectId,
-      agentId: actor.agentId,
-      sprint: updated,
-      notes: releaseNotes,
-      now,
-    });
-  }
   await recordEvent(trx, {
     projectId: actor.projectId,
     kind: "sprint.updated",

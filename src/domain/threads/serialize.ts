@@ -1,4 +1,41 @@
+import type { Selectable } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
+import type { ThreadsTable } from "@/db/tables/work.ts";
+
+type ThreadSummaryRow = Pick<
+  Selectable<ThreadsTable>,
+  | "id"
+  | "agent_id"
+  | "sub_agent_name"
+  | "intent"
+  | "expected_files"
+  | "ticket_id"
+  | "status"
+  | "outcome"
+  | "created_at"
+  | "closed_at"
+  | "last_message_at"
+>;
+
+/** A thread without its messages (spec: Thread), as GET /thread and context show it. */
+export function toThreadSummary(row: ThreadSummaryRow, agentName: string | null) {
+  return {
+    id: row.id,
+    agentId: row.agent_id,
+    agentName,
+    subAgentName: row.sub_agent_name,
+    intent: row.intent,
+    expectedFiles: row.expected_files,
+    ticketId: row.ticket_id,
+    status: row.status,
+    outcome: row.outcome,
+    createdAt: row.created_at.toISOString(),
+    closedAt: row.closed_at?.toISOString() ?? null,
+    lastMessageAt: row.last_message_at?.toISOString() ?? null,
+  };
+}
+
+export type ThreadSummary = ReturnType<typeof toThreadSummary>;
 
 /** The thread with its messages oldest first (spec: Thread and thread message), or null. */
 export async function loadThread(db: DbOrTrx, projectId: string, threadId: string) {
@@ -18,18 +55,7 @@ export async function loadThread(db: DbOrTrx, projectId: string, threadId: strin
     .where("m.thread_id", "=", threadId)
     .orderBy("m.seq", "asc").execute();
   return {
-    id: row.id,
-    agentId: row.agent_id,
-    agentName: row.agentName ?? null,
-    subAgentName: row.sub_agent_name,
-    intent: row.intent,
-    expectedFiles: row.expected_files,
-    ticketId: row.ticket_id,
-    status: row.status,
-    outcome: row.outcome,
-    createdAt: row.created_at.toISOString(),
-    closedAt: row.closed_at?.toISOString() ?? null,
-    lastMessageAt: row.last_message_at?.toISOString() ?? null,
+    ...toThreadSummary(row, row.agentName ?? null),
     messages: messages.map((m) => ({
       id: m.id,
       authorType: m.author_type,

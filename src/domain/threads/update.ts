@@ -1,13 +1,14 @@
 import { actorDisplayName } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
+import type { ThreadStatus } from "@/shared/vocabulary.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { closeOpenThreads } from "./close.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
 
 export interface ThreadPatchInput {
   intent?: string | undefined;
-  status?: "open" | "closed" | undefined;
+  status?: ThreadStatus | undefined;
 }
 
 /**

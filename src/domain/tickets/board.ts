@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kysely";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { Database, DbOrTrx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
@@ -300,7 +301,7 @@ export async function collisionWarnings(
     const holder = byHolder.get(key) ??
       {
         agentId: c.agent_id,
-        name: c.sub_agent_name ? `${c.name}/${c.sub_agent_name}` : c.name,
+        name: identityName(c.name, c.sub_agent_name),
         files: new Set(),
       };
     holder.files.add(c.file);

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { identityName } from "@/domain/shared/actor.ts";
 import type { Trx } from "@/db/database.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
@@ -100,7 +101,7 @@ async function openClaims(trx: Trx, ticketId: string, now: Date) {
     .where("c.expires_at", ">", now).execute();
   return rows.map((r) => ({
     file: r.file,
-    claimant: r.sub_agent_name ? `${r.name}/${r.sub_agent_name}` : r.name,
+    claimant: identityName(r.name, r.sub_agent_name),
     expiresAt: r.expires_at.toISOString(),
   }));
 }

@@ -2,6 +2,9 @@ import { toLedgerEntry } from "@/domain/ledger/serialize.ts";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
+import { type Pagination, paginationOf } from "@/domain/shared/pagination.ts";
+import type { CiState } from "@/shared/vocabulary.ts";
+import { toThreadSummary } from "@/domain/threads/serialize.ts";
 import { findTicketId, ticketNotFound } from "./refs.ts";
 import { type TicketRow, toTicket } from "./serialize.ts";
 import { loadProject } from "./project-info.ts";
@@ -36,25 +39,14 @@ export async function ticketWithAssignee(
   return { row, assigneeName: assignee_name };
 }
 
-type Page<T> = T[] | {
-  data: T[];
-  pagination: { total: number; limit: number; offset: number; hasMore: boolean };
-};
+type Page<T> = T[] | { data: T[]; pagination: Pagination };
 
 type PageInput = Pick<ReadTicketInput, "limit" | "offset" | "paginate">;
 
 /** One list of the ticket: the rows as `data`, wrapped with its pagination when `paginate=v2`. */
 export function paginated<T>(input: PageInput, data: T[], total: number): Page<T> {
   if (input.paginate !== "v2") return data;
-  return {
-    data,
-    pagination: {
-      total,
-      limit: input.limit,
-      offset: input.offset,
-      hasMore: input.offset + data.length < total,
-    },
-  };
+  return { data, pagination: paginationOf(input, data.length, total) };
 }
 
 async function page<T>(
@@ -115,20 +107,7 @@ function threads({ db, projectId, ticketId, input }: ListQuery) {
       .selectAll("th").select("a.name as agent_name")
       .where("th.project_id", "=", projectId).where("th.ticket_id", "=", ticketId)
       .orderBy("th.created_at", "desc").limit(limit).offset(offset).execute();
-    return rows.map((r) => ({
-      id: r.id,
-      agentId: r.agent_id,
-      agentName: r.agent_name,
-      subAgentName: r.sub_agent_name,
-      intent: r.intent,
-      expectedFiles: r.expected_files,
-      ticketId: r.ticket_id,
-      status: r.status,
-      outcome: r.outcome,
-      createdAt: r.created_at.toISOString(),
-      closedAt: r.closed_at?.toISOString() ?? null,
-      lastMessageAt: r.last_message_at?.toISOString() ?? null,
-    }));
+    return rows.map((r) => toThreadSummary(r, r.agent_name));
   }, () =>
     countOf(
       db.selectFrom("threads").select(COUNT).where("project_id", "=", projectId).where(
@@ -184,12 +163,10 @@ function pullRequests({ db, ticketId, input }: ListQuery) {
   }, () => countOf(prs().select(COUNT)));
 }
 
-/** The lists `include` may name, in the order they are read and shown. */
-const LISTS = { comments, ledger, threads, activities, pullRequests } as const;
-
 /**
  * GET /ticket: the ticket by `key` (wins) or `id`, with the lists named in `include`, newest first, each
- * capped by `limit` from `offset`. With `paginate=v2` each list is `{ data, pagination }`.
+ * capped by `limit` from `offset`. With `paginate=v2` each list is `{ data, pagination }`. The lists are
+ * read one after the other, in the order they are shown.
  */
 export async function readTicket(ctx: ActorCtx, input: ReadTicketInput) {
   const { db, actor } = ctx;
@@ -200,16 +177,20 @@ export async function readTicket(ctx: ActorCtx, input: ReadTicketInput) {
   const project = await loadProject(db, actor.projectId);
   const ticketId = found.row.id;
   const include = new Set(input.include ?? []);
-  const out: Record<string, unknown> = { ...toTicket(found.row, project.prefix, found.assigneeName) };
   const query: ListQuery = { db, projectId: actor.projectId, ticketId, input };
-  for (const [name, list] of Object.entries(LISTS)) {
-    if (include.has(name as TicketInclude)) out[name] = await list(query);
-  }
-  if (include.has("ciStatus")) out.ciStatus = await ciStatus(db, ticketId);
-  return out;
+  return {
+    ...toTicket(found.row, project.prefix, found.assigneeName),
+    ...(include.has("comments") ? { comments: await comments(query) } : {}),
+    ...(include.has("ledger") ? { ledger: await ledger(query) } : {}),
+    ...(include.has("threads") ? { threads: await threads(query) } : {}),
+    ...(include.has("activities") ? { activities: await activities(query) } : {}),
+    ...(include.has("pullRequests") ? { pullRequests: await pullRequests(query) } : {}),
+    ...(include.has("ciStatus") ? { ciStatus: await ciStatus(db, ticketId) } : {}),
+  };
 }
 
-const CI_STATES: Record<string, "pending" | "passing" | "failing"> = {
+/** The words artifacts use for their CI state, and what each means. */
+const CI_WORDS: Record<string, Exclude<CiState, "unknown">> = {
   pending: "pending",
   running: "pending",
   queued: "pending",
@@ -240,7 +221,7 @@ export function ciStatusOf(rows: CiRow[]) {
       : typeof ci.status === "string"
       ? ci.status
       : null;
-    const state = raw ? CI_STATES[raw.toLowerCase()] : undefined;
+    const state = raw ? CI_WORDS[raw.toLowerCase()] : undefined;
     if (state) {
       return {
         state,

@@ -1,5 +1,6 @@
 import { sql, type SqlBool } from "kysely";
 import type { ActorCtx } from "@/domain/shared/context.ts";
+import { paginationOf } from "@/domain/shared/pagination.ts";
 import { boardFilters, boardWhere } from "./board.ts";
 import { loadProject } from "./project-info.ts";
 import { toTicket } from "./serialize.ts";
@@ -63,11 +64,6 @@ export async function searchTickets(ctx: ActorCtx, input: SearchInput) {
       rank: Math.round(Number(rank) * 10000) / 10000,
       snippet: snippet || null,
     })),
-    pagination: {
-      total: counted.n,
-      limit: input.limit,
-      offset: input.offset,
-      hasMore: input.offset + rows.length < counted.n,
-    },
+    pagination: paginationOf(input, rows.length, counted.n),
   };
 }

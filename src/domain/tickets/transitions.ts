@@ -209,6 +209,11 @@ export function checkDirectDone(mode: ReviewMode, ticket: TicketRow, to: string)
 /** Guard 3 applies in these modes. */
 const CRITERIA_MODES: readonly ReviewMode[] = ["medium", "strict", "auto"];
 
+/** Whether the mode asks for acknowledged acceptance criteria before work starts (guard 3). */
+export function criteriaAckRequired(mode: ReviewMode): boolean {
+  return CRITERIA_MODES.includes(mode);
+}
+
 /**
  * Guard 3: in medium, strict and auto, entering `in_progress` needs acknowledged acceptance criteria.
  * `extra` adds details (POST /begin adds `acceptanceCriteria` and `nextStep`).
@@ -219,7 +224,7 @@ export function checkCriteria(
   to: string,
   extra: { none?: Record<string, unknown>; unacknowledged?: Record<string, unknown> } = {},
 ): void {
-  if (to !== "in_progress" || !CRITERIA_MODES.includes(mode)) return;
+  if (to !== "in_progress" || !criteriaAckRequired(mode)) return;
   const criteria = ticket.acceptance_criteria;
   if (criteria.length === 0) {
     throw new DomainError(

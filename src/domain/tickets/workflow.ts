@@ -35,8 +35,9 @@ export const TESTED_GATE_STATUSES = ["review", "in_review", "qa", "done"] as con
 export const TERMINAL_STATUSES = ["done", "cancelled"] as const;
 /** Not started yet: a claim may start from here; submit_for_review may not. */
 export const UNSTARTED_STATUSES = ["backlog", "sprint_backlog", "claimed"] as const;
+import type { ReviewMode } from "@/shared/vocabulary.ts";
 
-export type ReviewMode = "light" | "medium" | "strict" | "auto" | "custom";
+export type { ReviewMode };
 
 /** The default board's transitions (spec table, plus the reviewer's `changes_requested`). */
 const DEFAULT_TRANSITIONS: Record<string, readonly string[]> = {
