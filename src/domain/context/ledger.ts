@@ -46,7 +46,7 @@ function baseQuery(db: DbOrTrx, projectId: string) {
     .where("l.project_id", "=", projectId);
 }
 
-type LedgerRow = Awaited<ReturnType<ReturnType<typeof baseQuery>["execute"]>>[number];
+export type LedgerRow = Awaited<ReturnType<ReturnType<typeof baseQuery>["execute"]>>[number];
 
 function serialize(r: LedgerRow): ContextLedgerEntry {
   return {
@@ -110,8 +110,17 @@ export async function pinnedContextEntries(
   ticketId: string,
   limit = 10,
 ): Promise<ContextLedgerEntry[]> {
-  const rows = await baseQuery(db, projectId).where("l.ticket_id", "=", ticketId)
-    .where("l.type", "=", "CONTEXT").orderBy("l.seq", "desc").limit(200).execute();
+  return pinnedOf(await pinnedQuery(db, projectId, ticketId).execute(), limit);
+}
+
+/** The candidate rows of `pinnedContextEntries`. */
+export function pinnedQuery(db: DbOrTrx, projectId: string, ticketId: string) {
+  return baseQuery(db, projectId).where("l.ticket_id", "=", ticketId)
+    .where("l.type", "=", "CONTEXT").orderBy("l.seq", "desc").limit(200);
+}
+
+/** `pinnedContextEntries` from the rows of `pinnedQuery`. */
+export function pinnedOf(rows: LedgerRow[], limit = 10): ContextLedgerEntry[] {
   const seen = new Set<string>();
   const kept: ContextLedgerEntry[] = [];
   for (const row of rows) {

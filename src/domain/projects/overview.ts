@@ -44,13 +44,8 @@ export interface WorkqueueItem {
  * Up to `limit` unassigned tickets ready to pick: in progress, or waiting in the active sprint's
  * backlog (`sprint_backlog`, or `backlog` within the active sprint). Oldest first.
  */
-export async function workqueue(
-  db: DbOrTrx,
-  projectId: string,
-  prefix: string,
-  limit = 20,
-): Promise<WorkqueueItem[]> {
-  const rows = await db.selectFrom("tickets as t")
+export function workqueueQuery(db: DbOrTrx, projectId: string, limit = 20) {
+  return db.selectFrom("tickets as t")
     .leftJoin("sprints as s", "s.id", "t.sprint_id")
     .select(["t.id", "t.number", "t.title", "t.status", "t.type"])
     .where("t.project_id", "=", projectId)
@@ -62,6 +57,21 @@ export async function workqueue(
         eb.and([eb("t.status", "=", "backlog"), eb("s.status", "=", "active")]),
       ])
     )
-    .orderBy("t.number", "asc").limit(limit).execute();
+    .orderBy("t.number", "asc").limit(limit);
+}
+
+export function workqueueItems(
+  rows: Array<Omit<WorkqueueItem, "ticketRef">>,
+  prefix: string,
+): WorkqueueItem[] {
   return rows.map((r) => ({ ...r, ticketRef: `${prefix}-${r.number}` }));
+}
+
+export async function workqueue(
+  db: DbOrTrx,
+  projectId: string,
+  prefix: string,
+  limit = 20,
+): Promise<WorkqueueItem[]> {
+  return workqueueItems(await workqueueQuery(db, projectId, limit).execute(), prefix);
 }
