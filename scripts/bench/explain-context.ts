@@ -14,7 +14,11 @@ import { analyze, LARGE, seedLarge } from "./seed.ts";
 
 const args = parseArgs({
   args: Deno.args,
-  options: { calls: { type: "string", default: "5" }, plans: { type: "string", default: "6" } },
+  options: {
+    calls: { type: "string", default: "5" },
+    plans: { type: "string", default: "6" },
+    hold: { type: "string", default: "0" },
+  },
 });
 const CALLS = Number(args.values.calls);
 const PLANS = Number(args.values.plans);
@@ -67,6 +71,13 @@ async function main() {
         }
       }
     }
+    const hold = Number(args.values.hold);
+    if (hold > 0) {
+      // Leaves the seeded database up for psql (`psql URL`), then ends.
+      console.log(`holding ${pg.url} for ${hold} s; small key ${keys.small}, large key ${keys.large}`);
+      await new Promise((r) => setTimeout(r, hold * 1000));
+      return;
+    }
     // Warm the caches of both projects before logging.
     for (const name of ["small", "large"]) {
       for (const q of ["", "?compact=true"]) {
@@ -109,7 +120,7 @@ async function main() {
         }
         const sorted = [...byText.values()].sort((a, b) => b.ms - a.ms);
         for (const s of sorted.slice(0, PLANS)) {
-          console.log(`\n--- ${(s.ms / s.n).toFixed(3)} ms avg (${s.n}x)\n${s.text.slice(0, 6000)}`);
+          console.log(`\n--- ${(s.ms / s.n).toFixed(3)} ms avg (${s.n}x)\n${s.text}`);
         }
       }
     }
