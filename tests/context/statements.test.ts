@@ -71,8 +71,8 @@ test("CTX-035 CTX-036 compact context skips the thread and review row queries, w
     compact.statements <= full.statements - 2,
     `compact ran ${compact.statements} statements, full ${full.statements}`,
   );
-  // Admission, project, the sections statement, the ledger page, the active-ticket statement and the
-  // call's write: a handful, not one per section.
-  assert.ok(compact.statements <= 7, `compact ran ${compact.statements} statements`);
-  assert.ok(full.statements <= 9, `full ran ${full.statements} statements`);
+  // Admission, project, the sections statement, the active-ticket statement and the call's write: a
+  // handful, not one per section.
+  assert.ok(compact.statements <= 6, `compact ran ${compact.statements} statements`);
+  assert.ok(full.statements <= 8, `full ran ${full.statements} statements`);
 });

@@ -48,7 +48,7 @@ function baseQuery(db: DbOrTrx, projectId: string) {
 
 export type LedgerRow = Awaited<ReturnType<ReturnType<typeof baseQuery>["execute"]>>[number];
 
-function serialize(r: LedgerRow): ContextLedgerEntry {
+function serialize(r: Omit<LedgerRow, "seq">): ContextLedgerEntry {
   return {
     id: r.id,
     type: r.type,
@@ -82,6 +82,17 @@ export async function ledgerPage(
   beforeSeq: number | null,
 ): Promise<{ entries: ContextLedgerEntry[]; nextSeq: number | null }> {
   if (limit <= 0) return { entries: [], nextSeq: null };
+  return ledgerPageOf(await ledgerPageQuery(db, projectId, filter, limit, beforeSeq).execute(), limit);
+}
+
+/** The rows `ledgerPage` reads (`limit` above 0): one more than the page, to know whether more follow. */
+export function ledgerPageQuery(
+  db: DbOrTrx,
+  projectId: string,
+  filter: LedgerFilter,
+  limit: number,
+  beforeSeq: number | null,
+) {
   let q = baseQuery(db, projectId);
   if (filter.source !== "all") q = q.where("l.source", "=", filter.source);
   if (!filter.includeAudit) q = q.where("l.audit", "=", false);
@@ -91,7 +102,14 @@ export async function ledgerPage(
   if (filter.subAgent) q = q.where("l.sub_agent_name", "=", filter.subAgent);
   if (filter.since) q = q.where("l.created_at", ">", new Date(filter.since));
   if (beforeSeq !== null) q = q.where("l.seq", "<", String(beforeSeq));
-  const rows = await q.orderBy("l.seq", "desc").limit(limit + 1).execute();
+  return q.orderBy("l.seq", "desc").limit(limit + 1);
+}
+
+/** `ledgerPage` from the rows of `ledgerPageQuery` (`seq` as text from the driver, a number from JSON). */
+export function ledgerPageOf(
+  rows: Array<Omit<LedgerRow, "seq"> & { seq: string | number }>,
+  limit: number,
+): { entries: ContextLedgerEntry[]; nextSeq: number | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {

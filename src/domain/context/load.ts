@@ -7,7 +7,7 @@ import { issueRefreshedToken } from "@/domain/sessions/refresh.ts";
 import { skillVersion } from "./agent-state.ts";
 import { readLists, revived, type RowOf } from "./json-lists.ts";
 import { claimsOf, claimsQuery, collisionsOf, collisionsQuery } from "./claims.ts";
-import { ledgerPage, pinnedOf, pinnedQuery } from "./ledger.ts";
+import { ledgerPageOf, ledgerPageQuery, pinnedOf, pinnedQuery } from "./ledger.ts";
 import type { ContextLimits } from "./limits.ts";
 import { PENDING_REVIEWS_SHOWN, STALE_TICKETS_SHOWN } from "./params.ts";
 import { reviewPage, yourReviewRows, yourReviewsQuery } from "./reviews.ts";
@@ -106,9 +106,8 @@ export type ConnectedAgentRow = RowOf<ReturnType<typeof connectedAgentsQuery>>;
 
 /**
  * First round: every section that depends only on the caller and the project. The scalars and the
- * small lists (session, active ticket, claims, board counts, your reviews, workqueue, connected agents,
- * stale tickets) are ONE statement; the ledger page, and in full mode the thread and review pages, are
- * read beside it. Compact mode shows only the ids of the threads and of the pending reviews (CTX-035,
+ * lists (session, active ticket, claims, ledger page, board counts, your reviews, workqueue, connected
+ * agents, stale tickets) are ONE statement; in full mode the thread and review pages are read beside it. Compact mode shows only the ids of the threads and of the pending reviews (CTX-035,
  * CTX-036): it reads them in that statement and skips the two row queries (`threads` and `reviews` are
  * then null).
  */
@@ -129,8 +128,11 @@ export async function loadSections(
     board: boardCountsQuery(db, actor.projectId),
     connected: connectedAgentsQuery(db, actor.projectId),
     stale: staleTicketsQuery(db, actor.projectId, now, STALE_TICKETS_SHOWN),
+    ...(limits.shownLedger > 0
+      ? { ledger: ledgerPageQuery(db, actor.projectId, limits.filter, limits.shownLedger, null) }
+      : {}),
   };
-  const [scalars, ledger, threads, reviews, situation] = await Promise.all([
+  const [scalars, threads, reviews, situation] = await Promise.all([
     contextScalars(db, {
       projectId: actor.projectId,
       agentId: actor.agentId,
@@ -139,7 +141,6 @@ export async function loadSections(
       compact: compact ? { threadLimit: limits.threadLimit, reviewLimit: PENDING_REVIEWS_SHOWN } : undefined,
       lists: q,
     }),
-    ledgerPage(db, actor.projectId, limits.filter, limits.shownLedger, null),
     compact ? null : threadPage(db, actor.projectId, limits.threadStatus, limits.threadLimit, null),
     compact ? null : reviewPage(db, {
       projectId: actor.projectId,
@@ -161,7 +162,9 @@ export async function loadSections(
     session: revived(q.session, l.session, ["started_at", "report_at"])[0],
     activeRow: revived(q.active, l.active, ["criteria_acknowledged_at"])[0],
     claims: claimsOf(revived(q.claims, l.claims), actor.agentId, now, actor.subAgentName),
-    ledger,
+    ledger: q.ledger
+      ? ledgerPageOf(revived(q.ledger, l.ledger, ["created_at"]), limits.shownLedger)
+      : { entries: [], nextSeq: null },
     threads,
     reviews,
     mine: yourReviewRows(revived(q.mine, l.mine), prefix),
