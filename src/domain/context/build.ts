@@ -52,7 +52,7 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
   const project = await loadProject(db, actor.projectId);
   const limits = contextLimits(project.settings ?? {}, input);
   const prefix = project.ticket_prefix;
-  const first = await loadSections(ctx, prefix, limits, now);
+  const first = await loadSections(ctx, prefix, limits, now, input.compact);
   const second = await loadTicketSections(ctx, prefix, input.compact, limits.shownLedger, first);
 
   // Last, and only once every read succeeded: the writes of this call (what the caller has now seen,
@@ -140,6 +140,7 @@ function contextBody(ctx: ActorCtx, input: ContextInput, p: BodyParts) {
   const { scalars, session, claims, situation, queue, threads, reviews, ledger } = first;
   const f = contextFacts(actor, p);
   const compact = input.compact;
+  const ids = scalars.compact;
   const brief = contextBrief(
     project.brief_version,
     project.brief ?? {},
@@ -148,6 +149,7 @@ function contextBody(ctx: ActorCtx, input: ContextInput, p: BodyParts) {
   );
   const { summary, activeTicket } = f;
   const cursor = encodeEventCursor(actor.projectId, scalars.head);
+  const pendingReviewsNext = reviews ? reviews.next : ids?.reviewNext ?? null;
   return {
     resume: resumeOf({ ...f, open: claims.open, now: p.now }),
     agent: agentView(scalars.agent, actor),
@@ -168,16 +170,16 @@ function contextBody(ctx: ActorCtx, input: ContextInput, p: BodyParts) {
     collisionWarnings: second.collisions,
     ledger: withPinned(ledger.entries, second.pinned),
     ledgerCursor: ledger.nextSeq !== null ? ledgerCursor(p.limits.filter, ledger.nextSeq) : null,
-    threads: compact ? { count: scalars.threadCount, ids: threads.rows.map((t) => t.id) } : threads.rows,
+    threads: compact || !threads ? { count: scalars.threadCount, ids: ids?.threadIds ?? [] } : threads.rows,
     updates: p.updates,
     pendingActions: f.actions,
     hasBlockingActions: f.actions.some((a) => a.blocking),
     yourReviews: first.mine,
-    pendingReviews: compact
-      ? { count: scalars.reviewTotal, ticketIds: reviews.rows.map((r) => r.ticketId) }
+    pendingReviews: compact || !reviews
+      ? { count: scalars.reviewTotal, ticketIds: ids?.reviewIds ?? [] }
       : reviews.rows,
     pendingReviewsTotal: scalars.reviewTotal,
-    pendingReviewsCursor: reviews.next ? pendingReviewsCursor(reviews.next) : null,
+    pendingReviewsCursor: pendingReviewsNext ? pendingReviewsCursor(pendingReviewsNext) : null,
     workqueue: queue,
     boardSummary: boardSummaryOf(summary, queue.length),
     activeSession: sessionView(session),

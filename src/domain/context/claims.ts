@@ -31,7 +31,12 @@ export async function claimsOverview(
   now: Date,
   subAgentName: string | null = null,
 ) {
-  const rows = await db.selectFrom("claim_files as f")
+  return claimsOf(await claimsQuery(db, projectId, agentId, now).execute(), agentId, now, subAgentName);
+}
+
+/** The rows `claimsOverview` reads. */
+export function claimsQuery(db: DbOrTrx, projectId: string, agentId: string, now: Date) {
+  return db.selectFrom("claim_files as f")
     .innerJoin("claims as c", "c.id", "f.claim_id")
     .innerJoin("agents as a", "a.id", "c.agent_id")
     .select([
@@ -47,7 +52,30 @@ export async function claimsOverview(
     .where("f.project_id", "=", projectId).where("f.released_at", "is", null)
     .where("c.released_at", "is", null)
     .where((eb) => eb.or([eb("c.expires_at", ">", now), eb("c.agent_id", "=", agentId)]))
-    .orderBy("c.claimed_at", "desc").orderBy("f.file").limit(MAX_OPEN_CLAIMS + 100).execute();
+    .orderBy("c.claimed_at", "desc").orderBy("f.file").limit(MAX_OPEN_CLAIMS + 100);
+}
+
+/** `claimsOverview` from the rows of `claimsQuery` (timestamps as Date, or as text when read through JSON). */
+export function claimsOf(
+  raw: Array<{
+    id: string;
+    file: string;
+    agent_id: string;
+    name: string;
+    sub_agent_name: string | null;
+    ticket_id: string | null;
+    claimed_at: Date | string;
+    expires_at: Date | string;
+  }>,
+  agentId: string,
+  now: Date,
+  subAgentName: string | null,
+) {
+  const rows = raw.map((r) => ({
+    ...r,
+    claimed_at: new Date(r.claimed_at),
+    expires_at: new Date(r.expires_at),
+  }));
   const open: OpenClaimRow[] = [];
   const expired: Array<{ claimId: string; file: string; ticketId: string | null; expiredAt: string }> = [];
   /** Expired claims of the exact identity (agent or one sub-agent): each is graded on its own (SUB-024). */
@@ -105,12 +133,23 @@ export async function collisionWarnings(
   input: { projectId: string; agentId: string; prefix: string; files: string[] },
 ) {
   if (input.files.length === 0) return [];
-  const rows = await db.selectFrom("tickets as t").innerJoin("agents as a", "a.id", "t.assignee_agent_id")
+  return collisionsOf(await collisionsQuery(db, input).execute(), input);
+}
+
+/** The rows of `collisionWarnings` (`files` not empty). */
+export function collisionsQuery(db: DbOrTrx, input: { projectId: string; agentId: string; files: string[] }) {
+  return db.selectFrom("tickets as t").innerJoin("agents as a", "a.id", "t.assignee_agent_id")
     .select(["a.name", "t.number", "t.expected_files"])
     .where("t.project_id", "=", input.projectId).where("t.status", "=", "in_progress")
     .where("t.assignee_agent_id", "!=", input.agentId)
     .where(sql<boolean>`t.expected_files ?| ${sql.val(input.files)}::text[]`)
-    .orderBy("t.number").limit(20).execute();
+    .orderBy("t.number").limit(20);
+}
+
+export function collisionsOf(
+  rows: Array<{ name: string; number: number; expected_files: string[] }>,
+  input: { prefix: string; files: string[] },
+) {
   const mine = new Set(input.files);
   return rows.map((r) => ({
     agentName: r.name,

@@ -47,9 +47,9 @@ function baseQuery(db: DbOrTrx, projectId: string) {
     .where("l.project_id", "=", projectId);
 }
 
-type LedgerRow = Awaited<ReturnType<ReturnType<typeof baseQuery>["execute"]>>[number];
+export type LedgerRow = Awaited<ReturnType<ReturnType<typeof baseQuery>["execute"]>>[number];
 
-function serialize(r: LedgerRow): ContextLedgerEntry {
+function serialize(r: Omit<LedgerRow, "seq">): ContextLedgerEntry {
   return {
     id: r.id,
     type: r.type,
@@ -83,6 +83,17 @@ export async function ledgerPage(
   beforeSeq: number | null,
 ): Promise<{ entries: ContextLedgerEntry[]; nextSeq: number | null }> {
   if (limit <= 0) return { entries: [], nextSeq: null };
+  return ledgerPageOf(await ledgerPageQuery(db, projectId, filter, limit, beforeSeq).execute(), limit);
+}
+
+/** The rows `ledgerPage` reads (`limit` above 0): one more than the page, to know whether more follow. */
+export function ledgerPageQuery(
+  db: DbOrTrx,
+  projectId: string,
+  filter: LedgerFilter,
+  limit: number,
+  beforeSeq: number | null,
+) {
   let q = baseQuery(db, projectId);
   if (filter.source !== "all") q = q.where("l.source", "=", filter.source);
   if (!filter.includeAudit) q = q.where("l.audit", "=", false);
@@ -92,7 +103,14 @@ export async function ledgerPage(
   if (filter.subAgent) q = q.where("l.sub_agent_name", "=", filter.subAgent);
   if (filter.since) q = q.where("l.created_at", ">", new Date(filter.since));
   if (beforeSeq !== null) q = q.where("l.seq", "<", String(beforeSeq));
-  const rows = await q.orderBy("l.seq", "desc").limit(limit + 1).execute();
+  return q.orderBy("l.seq", "desc").limit(limit + 1);
+}
+
+/** `ledgerPage` from the rows of `ledgerPageQuery` (`seq` as text from the driver, a number from JSON). */
+export function ledgerPageOf(
+  rows: Array<Omit<LedgerRow, "seq"> & { seq: string | number }>,
+  limit: number,
+): { entries: ContextLedgerEntry[]; nextSeq: number | null } {
   const page = rows.slice(0, limit);
   const last = page.at(-1);
   return {
@@ -111,8 +129,17 @@ export async function pinnedContextEntries(
   ticketId: string,
   limit = 10,
 ): Promise<ContextLedgerEntry[]> {
-  const rows = await baseQuery(db, projectId).where("l.ticket_id", "=", ticketId)
-    .where("l.type", "=", "CONTEXT").orderBy("l.seq", "desc").limit(200).execute();
+  return pinnedOf(await pinnedQuery(db, projectId, ticketId).execute(), limit);
+}
+
+/** The candidate rows of `pinnedContextEntries`. */
+export function pinnedQuery(db: DbOrTrx, projectId: string, ticketId: string) {
+  return baseQuery(db, projectId).where("l.ticket_id", "=", ticketId)
+    .where("l.type", "=", "CONTEXT").orderBy("l.seq", "desc").limit(200);
+}
+
+/** `pinnedContextEntries` from the rows of `pinnedQuery`. */
+export function pinnedOf(rows: LedgerRow[], limit = 10): ContextLedgerEntry[] {
   const seen = new Set<string>();
   const kept: ContextLedgerEntry[] = [];
   for (const row of rows) {

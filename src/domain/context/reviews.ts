@@ -96,15 +96,28 @@ export async function reviewPage(
 }
 
 /** Tickets in review where the caller is the named reviewer (`yourReviews`). */
-export async function yourReviews(db: DbOrTrx, projectId: string, agentId: string, prefix: string) {
-  const rows = await db.selectFrom("tickets").select(["id", "number", "title", "status", "status_changed_at"])
+export function yourReviewsQuery(db: DbOrTrx, projectId: string, agentId: string) {
+  return db.selectFrom("tickets").select(["id", "number", "title", "status", "status_changed_at"])
     .where("reviewer_agent_id", "=", agentId).where("project_id", "=", projectId)
-    .where("status", "in", [...REVIEW_STATUSES]).orderBy("status_changed_at", "asc").limit(20).execute();
+    .where("status", "in", [...REVIEW_STATUSES]).orderBy("status_changed_at", "asc").limit(20);
+}
+
+/** The rows of `yourReviewsQuery` (timestamps as Date, or as text when read through JSON). */
+export function yourReviewRows(
+  rows: Array<
+    { id: string; number: number; title: string; status: string; status_changed_at: Date | string }
+  >,
+  prefix: string,
+) {
   return rows.map((r) => ({
     ticketId: r.id,
     ticketRef: `${prefix}-${r.number}`,
     title: r.title,
     status: r.status,
-    waitingSince: r.status_changed_at.toISOString(),
+    waitingSince: new Date(r.status_changed_at).toISOString(),
   }));
+}
+
+export async function yourReviews(db: DbOrTrx, projectId: string, agentId: string, prefix: string) {
+  return yourReviewRows(await yourReviewsQuery(db, projectId, agentId).execute(), prefix);
 }

@@ -81,9 +81,8 @@ export function situationColumns(
         AND ${sameSubAgent("t.sub_agent_name", subAgentName)} AND t.status = 'in_progress') AS ${
     as("ticket_since")
   },
-      (SELECT l.created_at FROM ledger_entries l WHERE l.agent_id = ${agentId}
-        AND ${sameSubAgent("l.sub_agent_name", subAgentName)} AND l.source = 'agent'
-        ORDER BY l.seq DESC LIMIT 1) AS ${as("last_entry")},
+      (SELECT max(l.created_at) FROM ledger_entries l WHERE l.agent_id = ${agentId}
+        AND ${sameSubAgent("l.sub_agent_name", subAgentName)} AND l.source = 'agent') AS ${as("last_entry")},
       (SELECT p.settings->>'ledgerStaleMinutes' FROM projects p WHERE p.id = ${projectId}) AS ${
     as("threshold")
   }`;

@@ -139,14 +139,9 @@ export interface StaleTicket {
  * longest silent first, at most `limit`. Reads the board index and `tickets.last_ledger_at` (kept by a
  * trigger), so it stays cheap however many tickets are in progress.
  */
-export async function staleTickets(
-  db: DbOrTrx,
-  projectId: string,
-  now: Date,
-  limit = 100,
-): Promise<StaleTicket[]> {
+export function staleTicketsQuery(db: DbOrTrx, projectId: string, now: Date, limit = 100) {
   const cutoff = new Date(now.getTime() - STALE_TICKET_MS);
-  const rows = await db.selectFrom("tickets as t")
+  return db.selectFrom("tickets as t")
     .innerJoin("projects as p", "p.id", "t.project_id")
     .select([
       "t.id",
@@ -165,8 +160,23 @@ export async function staleTickets(
         boolean
       >`greatest(t.status_changed_at, coalesce(t.last_ledger_at, t.status_changed_at)) <= ${cutoff}`,
     )
-    .orderBy("since").orderBy("t.id").limit(limit)
-    .execute();
+    .orderBy("since").orderBy("t.id").limit(limit);
+}
+
+/** The rows of `staleTicketsQuery` (timestamps as Date, or as text when read through JSON). */
+export function staleTicketRows(
+  rows: Array<{
+    id: string;
+    number: number;
+    title: string;
+    assignee_agent_id: string | null;
+    sub_agent_name: string | null;
+    last_ledger_at: Date | string | null;
+    ticket_prefix: string;
+    since: Date | string;
+  }>,
+  now: Date,
+): StaleTicket[] {
   return rows.map((r) => ({
     ticketId: r.id,
     ticketRef: `${r.ticket_prefix}-${r.number}`,
@@ -176,4 +186,13 @@ export async function staleTickets(
     lastEntryAt: r.last_ledger_at ? new Date(r.last_ledger_at).toISOString() : null,
     minutesSilent: Math.floor((now.getTime() - new Date(r.since).getTime()) / 60_000),
   }));
+}
+
+export async function staleTickets(
+  db: DbOrTrx,
+  projectId: string,
+  now: Date,
+  limit = 100,
+): Promise<StaleTicket[]> {
+  return staleTicketRows(await staleTicketsQuery(db, projectId, now, limit).execute(), now);
 }

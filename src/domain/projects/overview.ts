@@ -57,24 +57,44 @@ export interface WorkqueueItem {
  * Up to `limit` unassigned tickets ready to pick: in progress, or waiting in the active sprint's
  * backlog (`sprint_backlog`, or `backlog` within the active sprint). Oldest first.
  */
+export function workqueueQuery(db: DbOrTrx, projectId: string, limit = 20) {
+  // Two bounded reads merged by number (issue 12): unassigned tickets in progress or in the sprint
+  // backlog, and the `backlog` tickets of the active sprint (at most one per project), found through
+  // the sprint rather than by scanning every unassigned backlog ticket of the project.
+  const ready = db.selectFrom("tickets as t")
+    .select(["t.id", "t.number", "t.title", "t.status", "t.type"])
+    .where("t.project_id", "=", projectId)
+    .where("t.assignee_agent_id", "is", null)
+    .where("t.human_only", "=", false)
+    .where("t.status", "in", ["in_progress", "sprint_backlog"])
+    .orderBy("t.number", "asc").limit(limit);
+  const sprint = db.selectFrom("tickets as t")
+    .innerJoin("sprints as s", "s.id", "t.sprint_id")
+    .select(["t.id", "t.number", "t.title", "t.status", "t.type"])
+    .where("s.project_id", "=", projectId)
+    .where("s.status", "=", "active")
+    .where("t.project_id", "=", projectId)
+    .where("t.assignee_agent_id", "is", null)
+    .where("t.human_only", "=", false)
+    .where("t.status", "=", "backlog")
+    .orderBy("t.number", "asc").limit(limit);
+  return db.selectFrom(
+    sql<Omit<WorkqueueItem, "ticketRef">>`((${ready}) UNION ALL (${sprint}))`.as("w"),
+  ).selectAll().orderBy("w.number", "asc").limit(limit);
+}
+
+export function workqueueItems(
+  rows: Array<Omit<WorkqueueItem, "ticketRef">>,
+  prefix: string,
+): WorkqueueItem[] {
+  return rows.map((r) => ({ ...r, ticketRef: `${prefix}-${r.number}` }));
+}
+
 export async function workqueue(
   db: DbOrTrx,
   projectId: string,
   prefix: string,
   limit = 20,
 ): Promise<WorkqueueItem[]> {
-  const rows = await db.selectFrom("tickets as t")
-    .leftJoin("sprints as s", "s.id", "t.sprint_id")
-    .select(["t.id", "t.number", "t.title", "t.status", "t.type"])
-    .where("t.project_id", "=", projectId)
-    .where("t.assignee_agent_id", "is", null)
-    .where("t.human_only", "=", false)
-    .where((eb) =>
-      eb.or([
-        eb("t.status", "in", ["in_progress", "sprint_backlog"]),
-        eb.and([eb("t.status", "=", "backlog"), eb("s.status", "=", "active")]),
-      ])
-    )
-    .orderBy("t.number", "asc").limit(limit).execute();
-  return rows.map((r) => ({ ...r, ticketRef: `${prefix}-${r.number}` }));
+  return workqueueItems(await workqueueQuery(db, projectId, limit).execute(), prefix);
 }
