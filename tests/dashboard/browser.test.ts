@@ -34,7 +34,8 @@ async function signIn(
   await page.getByLabel("Email").fill(w.f.users[who].email);
   await page.getByLabel("Password").fill(PASSWORD);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${w.origin}/`);
+  // The sign-in form lives at `/` too: wait for the signed-in page, not for the URL.
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
   return [context, page];
 }
 
@@ -347,7 +348,7 @@ test(
         await page.keyboard.press("Tab");
         await page.keyboard.type(PASSWORD);
         await page.keyboard.press("Enter");
-        await page.waitForURL(`${w.origin}/`);
+        await page.getByRole("button", { name: "Sign out" }).waitFor();
         const paths = ["", `/tickets/${f.prefix}-1`, "/claims", "/agents", "/threads", "/sprints", "/ledger"];
         for (const path of [...paths, "/brief"]) {
           await page.goto(w.base + path);
