@@ -54,12 +54,13 @@ export interface SituationRow {
 /**
  * The caller's situation as scalar subqueries (each an index lookup), named `<prefix><column>`:
  * `agentId` and `projectId` are parameters or column references (the admission statement reads them
- * from the token row), so that the same SQL serves both.
+ * from the token row; the dashboard's agents page reads every identity of a project), so that the same
+ * SQL serves all; `subAgentName` too (see `sameSubAgent`).
  */
 export function situationColumns(
   agentId: RawBuilder<unknown> | string,
   projectId: RawBuilder<unknown> | string,
-  subAgentName: string | null,
+  subAgentName: string | null | RawBuilder<unknown>,
   now: Date,
   prefix = "",
 ): RawBuilder<unknown> {
