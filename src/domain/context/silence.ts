@@ -52,7 +52,11 @@ export interface SituationRow {
 }
 
 /**
- * The caller's situation as scalar subqueries (each an index lookup), named `<prefix><column>`:
+ * The caller's situation as scalar subqueries (each an index lookup), named `<prefix><column>`. The last
+ * own entry is `max(created_at)`, exactly as the LEDGER_STALE gate reads it, and read in `created_at` order
+ * from the agent's index: an `ORDER BY seq DESC LIMIT 1` let the planner walk the whole ledger backwards
+ * by `seq` when it could not see the agent (generic plans, the agents page's correlated subqueries), which
+ * for an agent without entries of its own is every row.
  * `agentId` and `projectId` are parameters or column references (the admission statement reads them
  * from the token row; the dashboard's agents page reads every identity of a project), so that the same
  * SQL serves all; `subAgentName` too (see `sameSubAgent`).
@@ -79,9 +83,8 @@ export function situationColumns(
         AND ${sameSubAgent("t.sub_agent_name", subAgentName)} AND t.status = 'in_progress') AS ${
     as("ticket_since")
   },
-      (SELECT l.created_at FROM ledger_entries l WHERE l.agent_id = ${agentId}
-        AND ${sameSubAgent("l.sub_agent_name", subAgentName)} AND l.source = 'agent'
-        ORDER BY l.seq DESC LIMIT 1) AS ${as("last_entry")},
+      (SELECT max(l.created_at) FROM ledger_entries l WHERE l.agent_id = ${agentId}
+        AND ${sameSubAgent("l.sub_agent_name", subAgentName)} AND l.source = 'agent') AS ${as("last_entry")},
       (SELECT p.settings->>'ledgerStaleMinutes' FROM projects p WHERE p.id = ${projectId}) AS ${
     as("threshold")
   }`;
