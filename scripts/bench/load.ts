@@ -16,6 +16,8 @@ export interface Step {
   /** Templated: `{name}` takes the connection's variable `name`. */
   path: string;
   body?: unknown;
+  /** Extra request headers, templated like the path (the dashboard's `Cookie`). */
+  headers?: Record<string, string>;
 }
 
 export interface HttpSpec {
@@ -24,7 +26,7 @@ export interface HttpSpec {
   connections: number;
   durationMs: number;
   warmupMs: number;
-  /** One entry per connection (used round-robin): `token` is the bearer, others fill templates. */
+  /** One entry per connection (used round-robin): `token` (if any) is the bearer, others fill templates. */
   vars: Array<Record<string, string>>;
   steps: Step[];
 }
@@ -63,23 +65,28 @@ export interface LoadResult {
   errors: Record<string, number>;
   /** Agent loop only: agents that finished their loop. */
   completed?: number;
+  /** Server time (the answer's `Server-Timing` duration, where the service reports one), ms. */
+  serverP50?: number;
+  serverP99?: number;
   samples?: string[];
 }
 
 class Recorder {
   latencies: number[] = [];
+  serverTimes: number[] = [];
   errors = new Map<string, number>();
   samples: string[] = [];
   requests = 0;
   ok = 0;
   recording = false;
 
-  add(ms: number, status: number, code: string | undefined, text?: string): void {
+  add(ms: number, status: number, code: string | undefined, text?: string, serverMs?: number): void {
     if (!this.recording) return;
     this.requests++;
     if (status >= 200 && status < 300) {
       this.ok++;
       this.latencies.push(ms);
+      if (serverMs !== undefined) this.serverTimes.push(serverMs);
       return;
     }
     const key = status === 0 ? "no answer" : `${status}${code ? ` ${code}` : ""}`;
@@ -89,9 +96,11 @@ class Recorder {
 
   result(seconds: number, extra: Partial<LoadResult> = {}): LoadResult {
     const sorted = Float64Array.from(this.latencies).sort();
-    const pct = (p: number) =>
-      sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+    const percentile = (values: Float64Array, p: number) =>
+      values.length === 0 ? NaN : values[Math.min(values.length - 1, Math.ceil(p * values.length) - 1)]!;
+    const pct = (p: number) => percentile(sorted, p);
     const round = (v: number) => Math.round(v * 100) / 100;
+    const server = Float64Array.from(this.serverTimes).sort();
     return {
       requests: this.requests,
       ok: this.ok,
@@ -102,6 +111,9 @@ class Recorder {
       p99: round(pct(0.99)),
       max: round(sorted.length ? sorted[sorted.length - 1]! : NaN),
       errors: Object.fromEntries(this.errors),
+      ...(server.length
+        ? { serverP50: round(percentile(server, 0.5)), serverP99: round(percentile(server, 0.99)) }
+        : {}),
       ...(this.samples.length ? { samples: this.samples } : {}),
       ...extra,
     };
@@ -121,6 +133,13 @@ interface Answer {
   // deno-lint-ignore no-explicit-any
   body: any;
   text: string;
+  /** `Server-Timing` total duration, when the answer carries one. */
+  serverMs?: number;
+}
+
+function serverTiming(header: string | null): number | undefined {
+  const m = header ? /dur=([\d.]+)/.exec(header) : null;
+  return m ? Number(m[1]) : undefined;
 }
 
 async function call(
@@ -140,16 +159,24 @@ async function call(
         ...headers,
       },
       body: body ?? null,
+      // A redirect is an answer (a dashboard page that lost its session redirects to sign-in).
+      redirect: "manual",
       signal: AbortSignal.timeout(30_000),
     });
     const text = await res.text();
+    const serverMs = serverTiming(res.headers.get("server-timing"));
     let parsed: unknown = null;
     if (res.status >= 300 || text.length < 100_000) {
       try {
         parsed = JSON.parse(text);
       } catch { /* not JSON */ }
     }
-    return { status: res.status, body: parsed, text: res.status >= 300 ? text : "" };
+    return {
+      status: res.status,
+      body: parsed,
+      text: res.status >= 300 ? text : "",
+      ...(serverMs !== undefined ? { serverMs } : {}),
+    };
   } catch (err) {
     return { status: 0, body: null, text: err instanceof Error ? err.message : String(err) };
   }
@@ -188,8 +215,16 @@ async function runHttp(spec: HttpSpec): Promise<LoadResult> {
     while (running()) {
       const s = spec.steps[step++ % spec.steps.length]!;
       const t0 = performance.now();
-      const res = await call(spec.base, s.method, fill(s.path, vars), vars.token, fillBody(s.body, vars));
-      rec.add(performance.now() - t0, res.status, res.body?.error?.code, res.text);
+      const headers = Object.fromEntries(Object.entries(s.headers ?? {}).map(([k, v]) => [k, fill(v, vars)]));
+      const res = await call(
+        spec.base,
+        s.method,
+        fill(s.path, vars),
+        vars.token,
+        fillBody(s.body, vars),
+        headers,
+      );
+      rec.add(performance.now() - t0, res.status, res.body?.error?.code, res.text, res.serverMs);
       // Events polling follows the cursor it was given.
       if (res.status === 200 && typeof res.body?.data?.nextCursor === "string" && "cursor" in vars) {
         vars.cursor = res.body.data.nextCursor;

@@ -6,6 +6,8 @@
  *   deno task bench --engine pglite          # the embedded engine, reported separately
  *   deno task bench --connections 64 --duration 10
  *   deno task bench --only me,context        # workloads whose name contains one of the words
+ *   deno task bench --only dashboard --agents 0 --keys 4 --connections 4 --duration 3
+ *                                            # a short run of the dashboard pages only
  *   deno task bench --soak 300               # adds a 5-minute memory soak (GET /me + GET /context)
  *   deno task bench --smoke                  # seconds; checks that every workload answers (no timings)
  *
@@ -110,6 +112,14 @@ async function load(spec: Spec): Promise<LoadResult> {
   }
 }
 
+/** A signed-in member of the large project (the dashboard pages) and what its pages show. */
+interface Dashboard {
+  cookie: string;
+  projectId: string;
+  sprintId: string;
+  ticketKey: string;
+}
+
 /** The service and what was seeded through it. */
 interface Setup {
   svc: Service;
@@ -120,6 +130,7 @@ interface Setup {
   moveTickets: string[];
   meBody: string;
   orgId: string;
+  dashboard: Dashboard;
 }
 
 async function createKeys(base: string, projectId: string, n: number, prefix: string): Promise<Key[]> {
@@ -143,6 +154,40 @@ async function writeBrief(base: string, token: string): Promise<void> {
     body: { scope: "A benchmark project", goals: "Fast and exact", stack: "Deno, PostgreSQL" },
   });
   if (r.status !== 200) throw new Error(`brief: ${r.status} ${r.text}`);
+}
+
+const DASHBOARD_PASSWORD = "bench dashboard password";
+
+/** A user who is admin of `projectId` (the dashboard's reader). */
+async function dashboardUser(base: string, projectId: string): Promise<string> {
+  const email = `bench-${Date.now().toString(36)}@example.com`;
+  const user = await admin(base, "POST", "/users", {
+    email,
+    password: DASHBOARD_PASSWORD,
+    name: "Bench reader",
+  });
+  await admin(base, "POST", `/projects/${projectId}/members`, { userId: user.id, role: "admin" });
+  return email;
+}
+
+/** Signs in on the dashboard as a browser does; returns the session cookie (`name=value`). */
+async function signInCookie(base: string, email: string): Promise<string> {
+  const form = await fetch(`${base}/`, { redirect: "manual" });
+  const html = await form.text();
+  const pre = form.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(html)?.[1] ?? "";
+  const res = await fetch(`${base}/signin`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: pre },
+    body: new URLSearchParams({ csrf_token: csrf, email, password: DASHBOARD_PASSWORD }).toString(),
+  });
+  await res.body?.cancel();
+  const session = res.headers.getSetCookie().map((c) => c.split(";")[0]!).find((c) =>
+    c.startsWith("svc_session=")
+  );
+  if (res.status !== 303 || !session) throw new Error(`dashboard sign-in: ${res.status}`);
+  return session;
 }
 
 let projects = 0;
@@ -173,6 +218,7 @@ async function setUp(env: Record<string, string>): Promise<Setup> {
   const largeProject = await newProject(base, org.id, "Large");
   const boardProject = await newProject(base, org.id, "Board");
   const large = await createKeys(base, largeProject, Math.min(CONNECTIONS, 8), "large");
+  const reader = await dashboardUser(base, largeProject);
   const board = await createKeys(base, boardProject, Math.min(CONNECTIONS, 8), "board");
   // A little history in the small projects the context rows read, and one ticket per connection to move.
   const moveTickets = await pool(
@@ -205,11 +251,17 @@ async function setUp(env: Record<string, string>): Promise<Setup> {
     await svc.exited;
   }
   const opened = await openDatabase(env.DATABASE_URL, env.DATA_DIR ?? "");
+  let shown: Omit<Dashboard, "cookie">;
   try {
     const t0 = performance.now();
     await seedLarge(opened.db, largeProject, large[0]!.agentId, SIZE);
     await seedBoard(opened.db, boardProject, board[0]!.agentId, BOARD_TICKETS);
     await analyze(opened.db);
+    const seeded = await opened.db.selectFrom("projects as p")
+      .innerJoin("sprints as s", (j) => j.onRef("s.project_id", "=", "p.id").on("s.number", "=", 1))
+      .select(["p.ticket_prefix", "s.id"]).where("p.id", "=", largeProject).executeTakeFirstOrThrow();
+    // The caller's ticket (number 8): in progress, with its share of the ledger.
+    shown = { projectId: largeProject, sprintId: seeded.id, ticketKey: `${seeded.ticket_prefix}-8` };
     console.log(
       `seeded the large project (${SIZE.TICKETS} tickets, ${SIZE.LEDGER} ledger entries, ${SIZE.THREADS} ` +
         `threads) and the board (${BOARD_TICKETS} tickets) in ${
@@ -220,11 +272,12 @@ async function setUp(env: Record<string, string>): Promise<Setup> {
     await opened.close();
   }
   if (engine === "pglite") svc = await startService(env, { quiet: true, label: "service" });
+  const dashboard = { ...shown, cookie: await signInCookie(svc.base, reader) };
   console.log(
     `set up ${KEYS} projects with API keys, service ${svc.base} (${engine}) in ` +
       `${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
-  return { svc, light, large, board, moveTickets, meBody: me.text, orgId: org.id };
+  return { svc, light, large, board, moveTickets, meBody: me.text, orgId: org.id, dashboard };
 }
 
 interface Workload {
@@ -394,6 +447,7 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
       hot: true,
       spec: () => http(base, s.board, get(`/api/board?limit=${BOARD_TICKETS}`), one),
     },
+    ...dashboardPages(s),
     {
       name: "POST /ledger",
       group: "write",
@@ -446,6 +500,38 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
     });
   }
   return list;
+}
+
+/**
+ * The dashboard's pages on the large project, one signed-in reader (issue 14: each under 100 ms server
+ * time). The server time is the page's `Server-Timing` header (column "server p50/p99").
+ */
+function dashboardPages(s: Setup): Workload[] {
+  const d = s.dashboard;
+  const p = `/projects/${d.projectId}`;
+  const pages: Array<[string, string]> = [
+    ["projects", "/"],
+    ["board", p],
+    ["ticket", `${p}/tickets/${d.ticketKey}`],
+    ["claims", `${p}/claims`],
+    ["agents", `${p}/agents`],
+    ["threads", `${p}/threads`],
+    ["sprint", `${p}/sprints/${d.sprintId}`],
+    ["ledger", `${p}/ledger`],
+  ];
+  return pages.map(([name, path]) => ({
+    name: `1 caller: dashboard ${name}, large project`,
+    group: "dashboard",
+    spec: (): HttpSpec => ({
+      kind: "http",
+      base: s.svc.base,
+      connections: 1,
+      durationMs: DURATION_MS,
+      warmupMs: WARMUP_MS,
+      vars: [{ cookie: d.cookie }],
+      steps: [{ method: "GET", path, headers: { Cookie: "{cookie}" } }],
+    }),
+  }));
 }
 
 let agentRuns = 0;

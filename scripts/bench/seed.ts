@@ -1,6 +1,6 @@
 /**
  * Bulk SQL seeding for `deno task bench`: the large project (10,000 tickets, 100,000 ledger entries,
- * 1,000 threads, plus agents, claims, notifications and events) and the board project (1,000 tickets),
+ * 1,000 threads, plus agents and sub-agents, a sprint, claims, notifications and events) and the board project (1,000 tickets),
  * each in a few set-based statements so that seeding takes seconds.
  */
 import { sql } from "kysely";
@@ -83,6 +83,18 @@ export async function seedLarge(db: Db, projectId: string, callerId: string, siz
       FROM generate_series(1, ${EVENTS}) g`,
     sql`INSERT INTO event_cursors (project_id, seq) VALUES (${p}, ${EVENTS + 1000})
       ON CONFLICT (project_id) DO UPDATE SET seq = GREATEST(event_cursors.seq, ${EVENTS + 1000})`,
+    // One active sprint of 1 in 50 tickets (the dashboard's sprint page and burndown), two weeks long.
+    sql`INSERT INTO sprints (id, project_id, number, name, goal, status, start_date, end_date, created_at,
+        updated_at, started_at)
+      VALUES (gen_random_uuid(), ${p}, 1, 'Sprint 1', 'Ship the large thing', 'active',
+        to_char(now() - interval '10 days', 'YYYY-MM-DD'), to_char(now() + interval '4 days', 'YYYY-MM-DD'),
+        now() - interval '10 days', now(), now() - interval '10 days')`,
+    sql`UPDATE tickets SET sprint_id = (SELECT id FROM sprints WHERE project_id = ${p} AND number = 1)
+      WHERE project_id = ${p} AND number % 50 = 0`,
+    // Two sub-agents under each of five agents (the dashboard's agents page grades each identity).
+    sql`INSERT INTO sub_agents (id, project_id, parent_agent_id, name, role, created_at)
+      SELECT gen_random_uuid(), ${p}, a.ids[1 + g], 'sub-' || s, 'generator', now()
+      FROM generate_series(1, 5) g, generate_series(1, 2) s, bench_agents a`,
     sql`DROP TABLE bench_agents`,
     sql`DROP TABLE bench_tickets`,
   ];

@@ -4,7 +4,7 @@ import { serviceCtx } from "@/http/env.ts";
 import { dashboardBoard } from "@/domain/dashboard/board.ts";
 import { ticketPage } from "@/domain/dashboard/ticket.ts";
 import { liveClaims } from "@/domain/dashboard/claims.ts";
-import { projectAgents } from "@/domain/dashboard/agents.ts";
+import { agentOptions, projectAgents } from "@/domain/dashboard/agents.ts";
 import { threadList, threadWithMessages } from "@/domain/dashboard/threads.ts";
 import { sprintDetail, sprintList } from "@/domain/dashboard/sprints.ts";
 import { ledgerFeed } from "@/domain/dashboard/ledger.ts";
@@ -150,7 +150,7 @@ export function registerProjectPages(app: Hono<AppEnv>): void {
     };
     const [feed, agents] = await Promise.all([
       ledgerFeed(ctx, r.member, filters),
-      projectAgents(ctx, r.member),
+      agentOptions(ctx, r.member),
     ]);
     return await page(
       c,
@@ -159,7 +159,7 @@ export function registerProjectPages(app: Hono<AppEnv>): void {
         member={r.member}
         entries={feed.entries}
         filters={filters}
-        agents={agents.map((a) => ({ id: a.id, name: a.name }))}
+        agents={agents}
         nextBefore={feed.nextBefore}
         now={ctx.clock.now()}
       />,

@@ -83,6 +83,10 @@ export const Claims: FC<{ member: DashboardMember; claims: ClaimRow[]; csrf: str
   </section>
 );
 
+/** The compliance score (GET /context's `complianceScore`) of an agent or sub-agent. */
+const Compliance: FC<{ score: number | null }> = ({ score }) =>
+  score === null ? null : <span data-compliance={score}>{` · compliance ${score}%`}</span>;
+
 export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: string; now: Date }> = (
   { member, agents, csrf, now },
 ) => (
@@ -111,6 +115,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                     <a href={`${baseOf(member)}/tickets/${a.currentTicket}`}>{a.currentTicket}</a>
                   </>
                 )}
+                <Compliance score={a.complianceScore} />
               </div>
               {a.sessions.length > 0 && (
                 <div class="meta">
@@ -129,6 +134,9 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                       {a.name}/{s.name} <span class="badge">{s.role}</span>{" "}
                       {s.online && <span class="badge online">online</span>}
                       {s.currentTicket && <span class="meta">{` · ${s.currentTicket}`}</span>}
+                      <span class="meta">
+                        <Compliance score={s.complianceScore} />
+                      </span>
                     </li>
                   ))}
                 </ul>

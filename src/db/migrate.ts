@@ -19,6 +19,7 @@ import * as m0015 from "./migrations/0015_oauth_keys.ts";
 import * as m0016 from "./migrations/0016_oauth_clients.ts";
 import * as m0017 from "./migrations/0017_oauth_tokens.ts";
 import * as m0018 from "./migrations/0018_perf.ts";
+import * as m0019 from "./migrations/0019_dashboard_perf.ts";
 import * as m0020 from "./migrations/0020_context_bounded.ts";
 
 /**
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   "0016_oauth_clients": m0016,
   "0017_oauth_tokens": m0017,
   "0018_perf": m0018,
+  "0019_dashboard_perf": m0019,
   "0020_context_bounded": m0020,
 };
 

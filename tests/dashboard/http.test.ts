@@ -4,7 +4,7 @@ import { env, pairAgent, test } from "../helpers/mod.ts";
 import { startTestEnv, type TestEnv } from "../helpers/env.ts";
 import { contractChecked } from "../helpers/contract-check.ts";
 import { dashFixture, PASSWORD } from "./helpers.ts";
-import { insertSprint, insertTicket } from "../helpers/fixtures.ts";
+import { insertSprint, insertSubAgent, insertTicket } from "../helpers/fixtures.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { BOARD_PAGE_SIZE } from "@/domain/dashboard/board.ts";
 import { createApp } from "@/app.ts";
@@ -379,6 +379,49 @@ test("dashboard: the board filters by sprint, assignee and tag, and pages each c
   assert.equal((await c.req("GET", `${base}?sprint=not-a-uuid&assignee=%27&page=-4`)).status, 200);
 });
 
+test("dashboard: the agents page shows each identity's compliance score, as GET /context grades it (SUB-024)", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const dev = await pairAgent(f.projectId, { name: "graded" });
+  await insertSubAgent(f.projectId, dev.agentId, "scout");
+  // In progress for an hour with no ledger entry and no session report: silent, untested.
+  const ticket = await insertTicket(f.projectId, {
+    title: "Graded work",
+    status: "in_progress",
+    assignee: dev.agentId,
+    statusChangedAt: new Date(e.clock.now().getTime() - 60 * 60_000),
+  });
+  const c = new Client(e);
+  await c.signIn(f.users.viewer.email);
+  const shown = async () => {
+    const html = (await c.req("GET", `/projects/${f.projectId}/agents`)).text;
+    const card = html.slice(html.indexOf('data-agent="graded"'));
+    const agent = /data-compliance="(\d+)"/.exec(card)?.[1];
+    const sub = /graded\/scout[\s\S]*?data-compliance="(\d+)"/.exec(card)?.[1];
+    return { agent: Number(agent), sub: Number(sub) };
+  };
+  const graded = async () => {
+    const res = await e.fetch("/api/context", { headers: { Authorization: `Bearer ${dev.token}` } });
+    return (await res.json()).data.complianceScore as number;
+  };
+  const before = await shown();
+  assert.equal(before.agent, await graded());
+  assert.ok(before.agent < 50, `a silent, untested identity scores low, got ${before.agent}`);
+  // The sub-agent is graded on its own (SUB-024): it is not silent (it holds no work of its own).
+  assert.ok(Number.isInteger(before.sub));
+  assert.notEqual(before.sub, before.agent);
+
+  const res = await e.fetch("/api/ledger", {
+    method: "POST",
+    headers: { Authorization: `Bearer ${dev.token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ type: "TESTED", content: "deno test: 12 passed", ticketId: ticket.key }),
+  });
+  assert.equal(res.status, 201, await res.text());
+  const after = await shown();
+  assert.equal(after.agent, await graded());
+  assert.ok(after.agent > before.agent, `${after.agent} > ${before.agent} once tested and no longer silent`);
+});
+
 test("dashboard: behind an https origin the session and sign-in cookies are Secure", async () => {
   const e = await startTestEnv({ publicUrl: "https://dash.example.com" });
   try {
@@ -401,6 +444,7 @@ test("dashboard: no page issues more than a handful of database queries", async 
   const e = await env();
   const f = await dashFixture(e);
   const dev = await pairAgent(f.projectId, { name: "counted" });
+  await insertSubAgent(f.projectId, dev.agentId, "helper");
   const sprintId = await insertSprint(f.projectId, { number: 1 });
   for (let i = 0; i < 30; i++) {
     await insertTicket(f.projectId, {

@@ -174,11 +174,14 @@ export function repoMismatchOf(report: Record<string, unknown> | null, activeTic
     : null;
 }
 
-/** The share (0..100) of the habits that apply to the caller now that it keeps. */
+/**
+ * The share (0..100) of the habits that apply to the caller now that it keeps. The one grading rule:
+ * GET /context (for the caller) and the dashboard's agents page (for every identity) both call it.
+ */
 export function complianceScoreOf(f: {
   situation: Pick<CallerSituation, "holdsWork" | "minutesSilent" | "thresholdMinutes">;
   session: Pick<ContextSession, "report"> | undefined;
-  activeTicket: ActiveTicketView;
+  activeTicket: Pick<NonNullable<ActiveTicketView>, "criteriaAcknowledged"> | null;
   hasTestedEntry: boolean;
   ownExpiredClaims: number;
   criteriaAckRequired: boolean;

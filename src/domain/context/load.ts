@@ -15,7 +15,8 @@ import { contextScalars } from "./scalars.ts";
 import { callerSituationOnce } from "./silence.ts";
 import { threadPage } from "./threads.ts";
 
-const ACTIVE_STATUSES = ["in_progress", "blocked", "changes_requested", "claimed"];
+/** Statuses of a ticket an agent is working on (its active ticket, GET /context). */
+export const ACTIVE_STATUSES = ["in_progress", "blocked", "changes_requested", "claimed"];
 export const SESSION_OPEN: Array<"active" | "awaiting_input" | "error"> = [
   "active",
   "awaiting_input",

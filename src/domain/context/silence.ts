@@ -55,14 +55,19 @@ export interface SituationRow {
 }
 
 /**
- * The caller's situation as scalar subqueries (each an index lookup), named `<prefix><column>`:
+ * The caller's situation as scalar subqueries (each an index lookup), named `<prefix><column>`. The last
+ * own entry is `max(created_at)`, exactly as the LEDGER_STALE gate reads it, and read in `created_at` order
+ * from the agent's index: an `ORDER BY seq DESC LIMIT 1` let the planner walk the whole ledger backwards
+ * by `seq` when it could not see the agent (generic plans, the agents page's correlated subqueries), which
+ * for an agent without entries of its own is every row.
  * `agentId` and `projectId` are parameters or column references (the admission statement reads them
- * from the token row), so that the same SQL serves both.
+ * from the token row; the dashboard's agents page reads every identity of a project), so that the same
+ * SQL serves all; `subAgentName` too (see `sameSubAgent`).
  */
 export function situationColumns(
   agentId: RawBuilder<unknown> | string,
   projectId: RawBuilder<unknown> | string,
-  subAgentName: string | null,
+  subAgentName: string | null | RawBuilder<unknown>,
   now: Date,
   prefix = "",
 ): RawBuilder<unknown> {

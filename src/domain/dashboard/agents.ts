@@ -1,7 +1,11 @@
 import type { AgentRole } from "@/db/tables/foundation.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import type { DashboardMember } from "./access.ts";
+import { complianceScores } from "./compliance.ts";
 import { ONLINE_SESSION_STATUSES } from "./projects.ts";
+
+/** Agents listed on the agents page (by status, then name). */
+const AGENTS_SHOWN = 200;
 
 export interface AgentSession {
   id: string;
@@ -23,18 +27,27 @@ export interface AgentRow {
   online: boolean;
   lastSeenAt: Date | null;
   currentTicket: string | null;
-  subAgents: { name: string; role: string; online: boolean; currentTicket: string | null }[];
+  /** 0..100, graded as GET /context grades its caller (`complianceScoreOf`). */
+  complianceScore: number | null;
+  subAgents: {
+    name: string;
+    role: string;
+    online: boolean;
+    currentTicket: string | null;
+    complianceScore: number | null;
+  }[];
   sessions: AgentSession[];
 }
 
 /**
  * Agents with their open sessions and sub-agents (under their parent). Last seen is the latest of the
  * pairing time and the last use of one of its tokens; the current ticket is the open session's ticket,
- * else the newest in-progress ticket assigned to it. Four queries.
+ * else the newest in-progress ticket assigned to it; each identity's compliance score comes with its
+ * sub-agents in one statement. Four queries.
  */
 export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): Promise<AgentRow[]> {
   const { project } = member;
-  const [agents, subs, sessions, working] = await Promise.all([
+  const [agents, identities, sessions, working] = await Promise.all([
     ctx.db.selectFrom("agents as a")
       .select([
         "a.id",
@@ -49,9 +62,9 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
           eb.selectFrom("tokens").select((e) => e.fn.max("last_used_at").as("u"))
             .whereRef("tokens.agent_id", "=", "a.id").as("last_used"),
       ])
-      .where("a.project_id", "=", project.id).orderBy("a.status").orderBy("a.name").limit(200).execute(),
-    ctx.db.selectFrom("sub_agents").select(["parent_agent_id", "name", "role"])
-      .where("project_id", "=", project.id).where("revoked_at", "is", null).orderBy("name").execute(),
+      .where("a.project_id", "=", project.id).orderBy("a.status").orderBy("a.name").limit(AGENTS_SHOWN)
+      .execute(),
+    complianceScores(ctx.db, project, ctx.clock.now(), AGENTS_SHOWN),
     ctx.db.selectFrom("sessions as s").leftJoin("tickets as t", "t.id", "s.ticket_id")
       .select(["s.id", "s.agent_id", "s.sub_agent_name", "s.status", "s.started_at", "t.number"])
       .where("s.project_id", "=", project.id).where("s.status", "in", [...ONLINE_SESSION_STATUSES])
@@ -67,6 +80,10 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
     const w = working.find((x) => x.assignee_agent_id === agentId && x.sub_agent_name === sub);
     return w ? key(w.number) : null;
   };
+  const scoreOf = (agentId: string, sub: string | null) =>
+    identities.find((i) => i.agentId === agentId && i.subAgentName === sub)?.score ?? null;
+  const subs = identities.filter((i) => i.subAgentName !== null)
+    .sort((x, y) => x.subAgentName!.localeCompare(y.subAgentName!));
   return agents.map((a) => {
     const own = sessions.filter((s) => s.agent_id === a.id);
     const lastUsed = a.last_used ? new Date(a.last_used) : null;
@@ -83,11 +100,13 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
       online: a.status === "active" && own.length > 0,
       lastSeenAt: lastSeen,
       currentTicket: ticketOf(a.id, null),
-      subAgents: subs.filter((s) => s.parent_agent_id === a.id).map((s) => ({
-        name: s.name,
-        role: s.role,
-        online: own.some((x) => x.sub_agent_name === s.name),
-        currentTicket: ticketOf(a.id, s.name),
+      complianceScore: scoreOf(a.id, null),
+      subAgents: subs.filter((s) => s.agentId === a.id).map((s) => ({
+        name: s.subAgentName!,
+        role: s.role ?? "",
+        online: own.some((x) => x.sub_agent_name === s.subAgentName),
+        currentTicket: ticketOf(a.id, s.subAgentName),
+        complianceScore: s.score,
       })),
       sessions: own.map((s) => ({
         id: s.id,
@@ -98,4 +117,10 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
       })),
     };
   });
+}
+
+/** The project's agents for a filter menu (the ledger feed's), by name; one query. */
+export async function agentOptions(ctx: ServiceCtx, member: DashboardMember) {
+  return await ctx.db.selectFrom("agents").select(["id", "name"]).where("project_id", "=", member.project.id)
+    .orderBy("name").limit(AGENTS_SHOWN).execute();
 }

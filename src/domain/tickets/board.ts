@@ -7,7 +7,7 @@ import { fail, recovery } from "@/domain/shared/errors.ts";
 import { isUuid } from "./refs.ts";
 import { ticketNextAction } from "./next-action.ts";
 import { loadProject } from "./project-info.ts";
-import { toTicket } from "./serialize.ts";
+import { TICKET_FIELDS, type TicketFields, toTicket } from "./serialize.ts";
 import { boardColumns, TERMINAL_STATUSES } from "./workflow.ts";
 
 export interface BoardInput {
@@ -35,15 +35,18 @@ function commaItems(value: string | undefined): string[] {
   return [...new Set((value ?? "").split(",").map((s) => s.trim()).filter((s) => s.length > 0))];
 }
 
-/** Validates the query against the project's board: 400 with the recovery the spec names for each. */
+/**
+ * Validates the query against the project's board: 400 with the recovery the spec names for each.
+ * Without `columns` the statuses are not checked (the board checks them once the project is read).
+ */
 export function boardFilters(
   input: Omit<BoardInput, "limit" | "cursor">,
-  columns: string[],
+  columns: string[] | null,
   callerId: string,
 ) {
   const statuses = commaItems(input.status);
-  const unknown = statuses.filter((s) => !columns.includes(s));
-  if (unknown.length > 0) {
+  const unknown = columns ? statuses.filter((s) => !columns.includes(s)) : [];
+  if (columns && unknown.length > 0) {
     throw fail.validation(`Unknown status ${unknown.join(", ")}: this board has ${columns.join(", ")}`, {
       field: "status",
       validStatuses: columns,
@@ -136,28 +139,44 @@ function decodeCursor(cursor: string, f: BoardFilters): number {
   return c.after as number;
 }
 
+/** The filters and the cursor position of a board query, validated (statuses only with `columns`). */
+function boardPlan(input: BoardInput, columns: string[] | null, callerId: string) {
+  const f = boardFilters(input, columns, callerId);
+  return { f, after: input.cursor ? decodeCursor(input.cursor, f) : 0 };
+}
+
 /**
  * GET /board: one page of the project's tickets in number order (cursor pagination: `nextCursor` goes back
  * unchanged as `cursor`), with `total` and `statusCounts` over every matching ticket, and advisory
  * `collisionWarnings`. Every query is served by an index.
+ *
+ * One wait for the database whenever the query is valid: the project (its columns validate the status
+ * filter), the page with each row's assignee name, artifacts and QA figures (one statement), the counts
+ * and the collision warnings are read at once. A query whose other parts are invalid reads the project
+ * first and fails as before.
  */
 export async function readBoard(ctx: ActorCtx, input: BoardInput) {
   const { db, actor } = ctx;
-  const project = await loadProject(db, actor.projectId);
-  const columns = boardColumns(project.settings);
-  const f = boardFilters(input, columns, actor.agentId);
-  const after = input.cursor ? decodeCursor(input.cursor, f) : 0;
-  const where = boardWhere(actor.projectId, f);
-
-  // The page, the counts and the collision warnings are independent reads: one wait instead of three
-  // (on PostgreSQL they run on separate pool connections).
-  const [fetched, counted, warnings] = await Promise.all([
-    db.selectFrom("tickets").selectAll().where(where).where("tickets.number", ">", after)
-      .orderBy("tickets.number", "asc").limit(input.limit + 1).execute(),
-    db.selectFrom("tickets").select(["tickets.status", sql<number>`count(*)::int`.as("n")])
-      .where(where).groupBy("tickets.status").execute(),
-    collisionWarnings(db, actor.projectId, project.prefix, ctx.clock.now()),
+  let early: ReturnType<typeof boardPlan> | null = null;
+  try {
+    early = boardPlan(input, null, actor.agentId);
+  } catch {
+    early = null;
+  }
+  const where = early ? boardWhere(actor.projectId, early.f) : null;
+  const [project, fetched, counted, warnings] = await Promise.all([
+    loadProject(db, actor.projectId),
+    early && where ? boardPage(db, where, early.after, input.limit + 1) : null,
+    where
+      ? db.selectFrom("tickets").select(["tickets.status", sql<number>`count(*)::int`.as("n")])
+        .where(where).groupBy("tickets.status").execute()
+      : null,
+    early ? collisionWarnings(db, actor.projectId, ctx.clock.now()) : null,
   ]);
+  const columns = boardColumns(project.settings);
+  // The same validation, in the same order, as when the reads waited for the project.
+  const { f } = boardPlan(input, columns, actor.agentId);
+  if (!fetched || !counted || !warnings) throw new Error("Cannot read the board: the query did not validate");
   const hasMore = fetched.length > input.limit;
   const rows = fetched.slice(0, input.limit);
 
@@ -170,21 +189,14 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
     total += c.n;
   }
 
-  const [names, extras] = await Promise.all([
-    agentNames(db, rows.map((r) => r.assignee_agent_id)),
-    rowExtras(db, rows.map((r) => r.id)),
-  ]);
-  const tickets = rows.map((r) => {
-    const e = extras.get(r.id);
-    return {
-      ...toTicket(r, project.prefix, r.assignee_agent_id ? names.get(r.assignee_agent_id) ?? null : null),
-      criteriaCount: r.acceptance_criteria.length,
-      criteriaPassed: Math.min(e?.criteriaPassed ?? 0, r.acceptance_criteria.length),
-      artifactCount: e?.artifactCount ?? 0,
-      hasOpenArtifacts: e?.hasOpenArtifacts ?? false,
-      nextAction: ticketNextAction(r),
-    };
-  });
+  const tickets = rows.map((r) => ({
+    ...toTicket(r, project.prefix, r.assignee_agent_id ? r.assignee_name : null),
+    criteriaCount: r.acceptance_criteria.length,
+    criteriaPassed: Math.min(r.criteria_passed ?? 0, r.acceptance_criteria.length),
+    artifactCount: r.artifact_count ?? 0,
+    hasOpenArtifacts: r.open_artifacts === true,
+    nextAction: ticketNextAction(r),
+  }));
   const last = rows[rows.length - 1];
   return {
     tickets,
@@ -199,59 +211,47 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
   };
 }
 
-async function agentNames(db: DbOrTrx, ids: Array<string | null>): Promise<Map<string, string>> {
-  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
-  if (wanted.length === 0) return new Map();
-  const rows = await db.selectFrom("agents").select(["id", "name"]).where("id", "in", wanted).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
-interface RowExtras {
-  criteriaPassed: number;
-  artifactCount: number;
-  hasOpenArtifacts: boolean;
-}
+type BoardRow = TicketFields & {
+  assignee_name: string | null;
+  artifact_count: number | null;
+  open_artifacts: boolean | null;
+  criteria_passed: number | null;
+};
 
 /**
- * Per-ticket figures for a page: artifacts (count, any still `open`) and criteria passed, which is the
- * number of distinct criteria whose test passed in the ticket's latest QA run (0 without a run).
+ * One page of tickets after `after` in number order, each with its assignee's name, its artifacts (count,
+ * any still `open`) and its criteria passed: the number of distinct criteria whose test passed in the
+ * ticket's latest QA run (0 without a run). One statement: the extras are joined to the page by id.
  */
-async function rowExtras(db: DbOrTrx, ids: string[]): Promise<Map<string, RowExtras>> {
-  const out = new Map<string, RowExtras>();
-  if (ids.length === 0) return out;
-  for (const id of ids) out.set(id, { criteriaPassed: 0, artifactCount: 0, hasOpenArtifacts: false });
-  const [artifacts, runs] = await Promise.all([artifactsOf(db, ids), latestRuns(db, ids)]);
-  for (const a of artifacts) {
-    const e = out.get(a.ticket_id)!;
-    e.artifactCount = a.n;
-    e.hasOpenArtifacts = a.open === true;
-  }
-  if (runs.length > 0) {
-    const passed = await db.selectFrom("qa_tests")
-      .select(["qa_run_id", sql<number>`count(distinct criterion_index)::int`.as("n")])
-      .where("qa_run_id", "in", runs.map((r) => r.id)).where("status", "in", ["passed", "pass", "verified"])
-      .groupBy("qa_run_id").execute();
-    const byRun = new Map(passed.map((p) => [p.qa_run_id, p.n]));
-    for (const r of runs) out.get(r.ticket_id)!.criteriaPassed = byRun.get(r.id) ?? 0;
-  }
-  return out;
+async function boardPage(
+  db: DbOrTrx,
+  where: ReturnType<typeof boardWhere>,
+  after: number,
+  limit: number,
+): Promise<BoardRow[]> {
+  const page = db.selectFrom("tickets").select(TICKET_FIELDS.map((c) => `tickets.${c}` as const))
+    .where(where).where("tickets.number", ">", after).orderBy("tickets.number", "asc").limit(limit);
+  const passed = sql.join(PASSED_STATUSES.map((s) => sql.lit(s)));
+  const result = await sql<BoardRow>`WITH page AS (${page}),
+      runs AS (SELECT DISTINCT ON (r.ticket_id) r.id, r.ticket_id FROM qa_runs r
+        WHERE r.ticket_id IN (SELECT id FROM page) ORDER BY r.ticket_id, r.created_at DESC)
+    SELECT page.*, a.name AS assignee_name, art.n AS artifact_count, art.open AS open_artifacts,
+      qa.n AS criteria_passed
+    FROM page
+    LEFT JOIN agents a ON a.id = page.assignee_agent_id
+    LEFT JOIN (SELECT x.ticket_id, count(*)::int AS n, bool_or(x.status = 'open') AS open
+      FROM ticket_artifacts x WHERE x.ticket_id IN (SELECT id FROM page) GROUP BY x.ticket_id) art
+      ON art.ticket_id = page.id
+    LEFT JOIN runs ON runs.ticket_id = page.id
+    LEFT JOIN (SELECT q.qa_run_id, count(DISTINCT q.criterion_index)::int AS n FROM qa_tests q
+      WHERE q.qa_run_id IN (SELECT id FROM runs) AND q.status IN (${passed}) GROUP BY q.qa_run_id) qa
+      ON qa.qa_run_id = runs.id
+    ORDER BY page.number`.execute(db);
+  return result.rows;
 }
 
-function artifactsOf(db: DbOrTrx, ids: string[]) {
-  return db.selectFrom("ticket_artifacts")
-    .select([
-      "ticket_id",
-      sql<number>`count(*)::int`.as("n"),
-      sql<boolean>`bool_or(status = 'open')`.as("open"),
-    ])
-    .where("ticket_id", "in", ids).groupBy("ticket_id").execute();
-}
-
-/** Each ticket's latest QA run. */
-function latestRuns(db: DbOrTrx, ids: string[]) {
-  return db.selectFrom("qa_runs").select(["id", "ticket_id"]).distinctOn("ticket_id")
-    .where("ticket_id", "in", ids).orderBy("ticket_id").orderBy("created_at", "desc").execute();
-}
+/** QA test statuses that count a criterion as passed. */
+const PASSED_STATUSES = ["passed", "pass", "verified"];
 
 export interface CollisionWarning {
   agentName: string;
@@ -268,7 +268,6 @@ export interface CollisionWarning {
 export async function collisionWarnings(
   db: DbOrTrx,
   projectId: string,
-  prefix: string,
   now: Date,
 ): Promise<CollisionWarning[]> {
   const claimed = await db.selectFrom("claim_files as f").innerJoin("claims as c", "c.id", "f.claim_id")
@@ -283,7 +282,9 @@ export async function collisionWarnings(
   if (claimed.length === 0) return [];
   const files = [...new Set(claimed.map((c) => c.file))];
   const tickets = await db.selectFrom("tickets").leftJoin("agents", "agents.id", "tickets.assignee_agent_id")
+    .innerJoin("projects", "projects.id", "tickets.project_id")
     .select([
+      "projects.ticket_prefix",
       "tickets.number",
       "tickets.assignee_agent_id",
       "tickets.expected_files",
@@ -316,7 +317,7 @@ export async function collisionWarnings(
       const overlap = (t.expected_files as string[]).filter((file) => holder.files.has(file));
       if (overlap.length === 0) continue;
       for (const file of overlap) conflicting.add(file);
-      hit.push({ ticketRef: `${prefix}-${t.number}`, assigneeName: t.assignee_name });
+      hit.push({ ticketRef: `${t.ticket_prefix}-${t.number}`, assigneeName: t.assignee_name });
     }
     if (conflicting.size > 0) {
       warnings.push({

@@ -1,4 +1,4 @@
-import type { TicketRow } from "./serialize.ts";
+import type { TicketFields } from "./serialize.ts";
 
 export interface TicketNextAction {
   action: string;
@@ -27,7 +27,7 @@ function next(
  * - in progress or changes_requested: RESUME_WORK; blocked: ASSIST; in a review status: WAIT for the
  *   reviewer; done or cancelled: NONE.
  */
-export function ticketNextAction(row: TicketRow): TicketNextAction {
+export function ticketNextAction(row: TicketFields): TicketNextAction {
   const id = row.id;
   const criteria = row.acceptance_criteria.length;
   switch (row.status) {

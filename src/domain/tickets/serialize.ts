@@ -3,6 +3,41 @@ import type { TicketsTable } from "@/db/tables/work.ts";
 
 export type TicketRow = Selectable<TicketsTable>;
 
+/** The columns of a ticket the API shows (`toTicket`, `ticketNextAction`): no search vector, no bookkeeping. */
+export const TICKET_FIELDS = [
+  "id",
+  "number",
+  "title",
+  "description",
+  "type",
+  "tags",
+  "status",
+  "expected_files",
+  "done_definition",
+  "verification_command",
+  "risk_class",
+  "out_of_scope",
+  "acceptance_criteria",
+  "criteria_acknowledged_at",
+  "assignee_agent_id",
+  "sub_agent_name",
+  "reviewer_agent_id",
+  "review_history",
+  "review_handoff",
+  "parent_id",
+  "branch",
+  "sprint_id",
+  "human_only",
+  "story_points",
+  "no_artifact",
+  "no_artifact_reason",
+  "created_by_agent_id",
+  "status_changed_at",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof TicketRow>;
+export type TicketFields = Pick<TicketRow, typeof TICKET_FIELDS[number]>;
+
 export const PRIORITIES = ["critical", "high", "normal", "low"] as const;
 export type Priority = typeof PRIORITIES[number];
 
@@ -23,7 +58,7 @@ export function withPriority(tags: string[], priority: Priority): string[] {
  * The ticket resource as the API returns it (spec: Ticket). `assigneeName` comes from a join;
  * `comments` and `ledger` are added only on request by the caller.
  */
-export function toTicket(row: TicketRow, prefix: string, assigneeName: string | null) {
+export function toTicket(row: TicketFields, prefix: string, assigneeName: string | null) {
   return {
     id: row.id,
     number: row.number,
