@@ -1,4 +1,5 @@
 import type { Plan, ProjectSettings } from "@/db/tables/foundation.ts";
+import type { ReviewMode } from "@/shared/vocabulary.ts";
 import { ALL_SCOPES, OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/auth/scopes.ts";
 import { oauthAgent } from "@/domain/oauth/actor.ts";
 import type { Actor } from "@/domain/shared/actor.ts";
@@ -25,7 +26,7 @@ export interface DashboardMember {
     plan: Plan;
     prefix: string;
     settings: ProjectSettings;
-    reviewMode: string;
+    reviewMode: ReviewMode;
     briefVersion: number;
   };
 }

@@ -1,6 +1,8 @@
+import type { ReviewMode } from "@/shared/vocabulary.ts";
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { complianceScoreOf, criteriaAckRequired } from "@/domain/context/assemble.ts";
+import { complianceScoreOf } from "@/domain/context/assemble.ts";
+import { criteriaAckRequired } from "@/domain/tickets/transitions.ts";
 import { ACTIVE_STATUSES, SESSION_OPEN } from "@/domain/context/load.ts";
 import { situationColumns, situationOf } from "@/domain/context/silence.ts";
 import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
@@ -58,7 +60,7 @@ function identityColumns(
  */
 export async function complianceScores(
   db: DbOrTrx,
-  project: { id: string; reviewMode: string },
+  project: { id: string; reviewMode: ReviewMode },
   now: Date,
   agentLimit: number,
 ): Promise<IdentityCompliance[]> {
