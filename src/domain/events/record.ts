@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { OperationNodeSource } from "kysely";
 import type { DbOrTrx, Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
@@ -72,4 +72,63 @@ export async function writeWithEvent<Row>(
     )
     SELECT w.* FROM w`.execute(db);
   return result.rows[0];
+}
+
+/** One event of a statement that writes several (`eventCtes`); a field may be an SQL expression. */
+export interface EventSql {
+  kind: string;
+  entityType: string;
+  entityId: string | null | RawBuilder<unknown>;
+  agentId: string | null | RawBuilder<unknown>;
+  /** A JSON object, or a jsonb expression. */
+  data: Record<string, unknown> | RawBuilder<unknown>;
+  /** Written only when this holds (default: always). */
+  when?: RawBuilder<unknown>;
+}
+
+/**
+ * The CTEs `ev_in`, `cur` and `ev` of a statement that records `events` (in this order, the ones whose
+ * `when` holds), numbered as `recordEvent` numbers them: one upsert of the project's counter row by the
+ * number of events, so the statement holds that row's lock until it commits and the exactly-once
+ * argument above holds unchanged. `after` names the statement's CTEs whose writes must finish first:
+ * the counter row is locked last (after the contested row locks), as `recordEvent` asks. Put them after
+ * those CTEs: `WITH a AS (...), ${eventCtes(...)} SELECT ...`.
+ */
+export function eventCtes(
+  projectId: string,
+  now: Date,
+  events: EventSql[],
+  after: string[],
+): RawBuilder<unknown> {
+  const value = (v: string | null | RawBuilder<unknown>) =>
+    typeof v === "string" || v === null ? sql`${v}` : v;
+  const rows = events.map((e, i) =>
+    sql`SELECT ${i + 1}::int AS n, ${e.kind}::text AS kind, ${e.entityType}::text AS entity_type,
+      (${value(e.entityId)})::text AS entity_id, (${value(e.agentId)})::uuid AS agent_id,
+      ${isRaw(e.data) ? e.data : sql`${toJson(e.data)}`}::jsonb AS data
+      WHERE ${e.when ?? sql`true`}`
+  );
+  const settled = after.map((name) =>
+    sql`, (SELECT count(*) FROM ${sql.ref(name)}) AS ${sql.ref(`${name}_done`)}`
+  );
+  return sql`ev_in AS (${sql.join(rows, sql` UNION ALL `)}),
+    cur AS (
+      INSERT INTO event_cursors (project_id, seq)
+      SELECT ${projectId}::uuid, t.total FROM (SELECT count(*) AS total FROM ev_in) AS t ${
+    sql.join(settled, sql``)
+  }
+      WHERE t.total > 0
+      ON CONFLICT (project_id) DO UPDATE SET seq = event_cursors.seq + excluded.seq RETURNING seq
+    ),
+    ev AS (
+      INSERT INTO events (project_id, seq, kind, entity_type, entity_id, agent_id, data, created_at)
+      SELECT ${projectId}::uuid, cur.seq - e.total + e.k, e.kind, e.entity_type, e.entity_id, e.agent_id, e.data,
+        ${now}::timestamptz
+      FROM (SELECT ev_in.*, row_number() OVER (ORDER BY n) AS k, count(*) OVER () AS total FROM ev_in) AS e, cur
+      RETURNING seq
+    )`;
+}
+
+function isRaw(v: unknown): v is RawBuilder<unknown> {
+  return typeof v === "object" && v !== null && "toOperationNode" in v;
 }

@@ -121,6 +121,7 @@ export async function approveTicket(ctx: ActorCtx, ticketRef: string, input: App
     const row = await moveStatus(trx, {
       projectId: actor.projectId,
       ticketId: ticket.id,
+      number: ticket.number,
       from: ticket.status,
       to: "done",
       now,

@@ -77,6 +77,7 @@ async function writeBegin(trx: Trx, w: BeginWrite): Promise<void> {
     await moveStatus(trx, {
       projectId: actor.projectId,
       ticketId: ticket.id,
+      number: ticket.number,
       from: ticket.status,
       to: "in_progress",
       now,

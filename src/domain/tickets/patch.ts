@@ -1,6 +1,6 @@
 import type { UpdateObject } from "kysely";
 import type { PatchTicketInput } from "@/contracts/workflow.ts";
-import type { Database, Trx } from "@/db/database.ts";
+import type { Database, DbOrTrx, Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
 import { recordEvent } from "@/domain/events/record.ts";
@@ -22,16 +22,16 @@ import {
   orchestratorCannotClaim,
   relationOf,
 } from "./permissions.ts";
-import { resolveTicketRef } from "./refs.ts";
 import { type TicketRow, withPriority } from "./serialize.ts";
-import { loadProject } from "./ticket-context.ts";
+import { loadTicketTarget, type TicketTarget } from "./ticket-context.ts";
 import {
+  assertTested,
   checkCriteria,
   checkDirectDone,
   checkReviewHandoff,
-  checkTested,
   checkTransition,
   type ReviewHandoff,
+  type TicketAction,
 } from "./transitions.ts";
 import { isReviewStatus, isTerminal, moveStatus, observedConflict, statusConflictError } from "./workflow.ts";
 
@@ -51,8 +51,10 @@ export function patchedTicket(row: TicketRow, prefix: string) {
 }
 
 /**
- * PATCH /ticket: field edits, assignment and one status move (an action wins over status), all in one
- * conditional UPDATE on the status read at the start (guard 6), in one transaction with its reads.
+ * PATCH /ticket: field edits, assignment and one status move (an action wins over status), in one
+ * conditional UPDATE on the status read at the start (guard 6). Load (one statement), decide, write: a
+ * move that writes nothing else is one statement (the update and its event); edits and claim releases
+ * join it in one transaction. Reads need no transaction: the write is conditional on what they saw.
  */
 export async function patchTicket(ctx: ActorCtx, input: PatchTicketInput) {
   const fields = changedFields(input);
@@ -62,26 +64,48 @@ export async function patchTicket(ctx: ActorCtx, input: PatchTicketInput) {
     });
   }
   const now = ctx.clock.now();
-  return await ctx.db.transaction().execute((trx) => patchIn(trx, ctx, input, fields, now));
+  const target = await loadTicketTarget(ctx.db, ctx.actor.projectId, input.ticketId);
+  const plan = await planPatch(ctx, target, input, fields, now);
+  const row = plan.edited.length === 0 && plan.release === null
+    ? await writeTicket(ctx.db, ctx.actor, target, plan, now)
+    : await ctx.db.transaction().execute(async (trx) => {
+      const row = await writeTicket(trx, ctx.actor, target, plan, now);
+      await writeAfter(trx, ctx.actor, target.ticket, plan, row, now);
+      return row;
+    });
+  return patchedTicket(row, target.project.prefix);
+}
+
+/** What a PATCH writes, decided from what was read. */
+interface PatchWrite {
+  action: TicketAction | undefined;
+  to: string | null;
+  set: UpdateObject<Database, "tickets">;
+  /** The fields edited besides the move (a `ticket.updated` event names them). */
+  edited: string[];
+  /** The claims a move releases: every claim on the ticket, the caller's own on it, or none. */
+  release: "all" | "own" | null;
 }
 
 /**
- * The PATCH inside its transaction. Guards run in this order: human-only, orchestrator claim, assignment
- * conflict, permissions, guard 7, guard 1 (unknown status, terminal, already there), guard 4, guard 1
- * (transition), guard 3, guard 5, review handoff.
+ * The checks, in this order: human-only, orchestrator claim, assignment conflict, permissions, guard 7,
+ * guard 1 (unknown status, terminal, already there), guard 4, guard 1 (transition), guard 3, guard 5,
+ * review handoff. Reads only a designated reviewer (when one is sent).
  */
-async function patchIn(trx: Trx, ctx: ActorCtx, input: PatchTicketInput, fields: string[], now: Date) {
+async function planPatch(
+  ctx: ActorCtx,
+  target: TicketTarget,
+  input: PatchTicketInput,
+  fields: string[],
+  now: Date,
+): Promise<PatchWrite> {
   const { actor } = ctx;
-  const ticketId = await resolveTicketRef(trx, actor.projectId, input.ticketId);
-  const ticket = await trx.selectFrom("tickets").selectAll().where("id", "=", ticketId)
-    .executeTakeFirstOrThrow();
-  const project = await loadProject(trx, actor.projectId);
-  const { settings, mode } = project;
+  const { ticket, project: { settings, mode } } = target;
   if (input.expectedStatus !== undefined && input.expectedStatus !== ticket.status) {
     throw statusConflictError(ticket.id, input.expectedStatus, ticket.status);
   }
   assertNotHumanOnly(ticket);
-  await assertMayClaim(trx, actor, ticket, input.action === "claim" || input.assignToSelf === true);
+  assertMayClaim(actor, target, input.action === "claim" || input.assignToSelf === true);
   const move = decideMove(actor, ticket, settings, input, fields);
   const { action, to } = move;
   const handoff = mergedHandoff(ticket, input);
@@ -89,59 +113,57 @@ async function patchIn(trx: Trx, ctx: ActorCtx, input: PatchTicketInput, fields:
     if (!action || action === "approve") checkDirectDone(mode, ticket, to);
     if (!action) checkTransition(settings, ticket.status, to);
     checkCriteria(mode, ticket, to);
-    await checkTested(trx, mode, ticket, to);
+    assertTested(mode, ticket, to, target.tested);
     checkReviewHandoff(ticket, to, handoff);
   }
-
-  const set = await buildSet(trx, ctx, ticket, input, { ...move, handoff });
+  const set = await buildSet(ctx, ticket, input, { ...move, handoff });
   if (to !== null) Object.assign(set, reviewColumns(actor, ticket.status, to, input, handoff, now));
-  const row = to !== null
-    ? await moveStatus(trx, {
-      projectId: actor.projectId,
-      ticketId: ticket.id,
-      from: ticket.status,
-      to,
-      now,
-      agentId: actor.agentId,
-      set,
-      expectAssignee: ticket.assignee_agent_id,
-      eventData: { ...(action ? { action } : {}), ticketRef: `${project.prefix}-${ticket.number}` },
-    })
-    : await updateFields(trx, ticket, set, now);
-
   const edited = fields.filter((f) => !MOVE_FIELDS.includes(f));
-  if (edited.length > 0) {
+  return { action, to, set, edited, release: to === null ? null : releaseOnMove(ticket.status, to) };
+}
+
+/** The ticket's conditional write: the move with its event, or the field update. */
+async function writeTicket(db: DbOrTrx, actor: Actor, target: TicketTarget, plan: PatchWrite, now: Date) {
+  const { ticket, project } = target;
+  if (plan.to === null) return await updateFields(db, ticket, plan.set, now);
+  return await moveStatus(db, {
+    projectId: actor.projectId,
+    ticketId: ticket.id,
+    number: ticket.number,
+    from: ticket.status,
+    to: plan.to,
+    now,
+    agentId: actor.agentId,
+    set: plan.set,
+    expectAssignee: ticket.assignee_agent_id,
+    eventData: {
+      ...(plan.action ? { action: plan.action } : {}),
+      ticketRef: `${project.prefix}-${ticket.number}`,
+    },
+  });
+}
+
+/** The `ticket.updated` event of edited fields, and the claims the move releases. */
+async function writeAfter(
+  trx: Trx,
+  actor: Actor,
+  ticket: TicketRow,
+  plan: PatchWrite,
+  row: TicketRow,
+  now: Date,
+) {
+  if (plan.edited.length > 0) {
     await recordEvent(trx, {
       projectId: actor.projectId,
       kind: "ticket.updated",
       entityType: "ticket",
       entityId: ticket.id,
       agentId: actor.agentId,
-      data: { number: ticket.number, fields: edited, assigneeAgentId: row.assignee_agent_id },
+      data: { number: ticket.number, fields: plan.edited, assigneeAgentId: row.assignee_agent_id },
       now,
     });
   }
-  if (to !== null) await releaseAfterMove(trx, actor, ticket, to, now);
-  return patchedTicket(row, project.prefix);
-}
-
-/** An orchestrator never claims; a ticket assigned to someone else is not claimed from them. */
-async function assertMayClaim(trx: Trx, actor: Actor, ticket: TicketRow, claiming: boolean): Promise<void> {
-  if (!claiming) return;
-  const rel = relationOf(actor, ticket);
-  if (rel.orchestrator) throw orchestratorCannotClaim();
-  if (ticket.assignee_agent_id !== null && !rel.assignee) {
-    const holder = await trx.selectFrom("agents").select("name").where("id", "=", ticket.assignee_agent_id)
-      .executeTakeFirst();
-    throw heldByAnother(ticket, holder?.name ?? null);
-  }
-}
-
-/**
- * A terminal move releases every claim on the ticket; entering review releases the caller's own claims on
- * it (the reviewer works from the review handoff).
- */
-async function releaseAfterMove(trx: Trx, actor: Actor, ticket: TicketRow, to: string, now: Date) {
+  if (plan.release === null) return;
   const at = {
     projectId: actor.projectId,
     agentId: actor.agentId,
@@ -149,15 +171,30 @@ async function releaseAfterMove(trx: Trx, actor: Actor, ticket: TicketRow, to: s
     sessionId: actor.sessionId,
     now,
   };
-  if (isTerminal(to)) {
-    await releaseClaims(trx, { ...at, anyHolder: true });
-  } else if (isReviewStatus(to) && !isReviewStatus(ticket.status)) {
-    await releaseClaims(trx, { ...at, subAgentName: actor.subAgentName });
-  }
+  if (plan.release === "all") await releaseClaims(trx, { ...at, anyHolder: true });
+  else await releaseClaims(trx, { ...at, subAgentName: actor.subAgentName });
+}
+
+/** An orchestrator never claims; a ticket assigned to someone else is not claimed from them. */
+function assertMayClaim(actor: Actor, target: TicketTarget, claiming: boolean): void {
+  if (!claiming) return;
+  const { ticket } = target;
+  const rel = relationOf(actor, ticket);
+  if (rel.orchestrator) throw orchestratorCannotClaim();
+  if (ticket.assignee_agent_id !== null && !rel.assignee) throw heldByAnother(ticket, target.assigneeName);
+}
+
+/**
+ * A terminal move releases every claim on the ticket; entering review releases the caller's own claims on
+ * it (the reviewer works from the review handoff).
+ */
+function releaseOnMove(from: string, to: string): PatchWrite["release"] {
+  if (isTerminal(to)) return "all";
+  if (isReviewStatus(to) && !isReviewStatus(from)) return "own";
+  return null;
 }
 
 async function buildSet(
-  trx: Trx,
   ctx: ActorCtx,
   ticket: TicketRow,
   input: PatchTicketInput,
@@ -191,7 +228,7 @@ async function buildSet(
     if (input.reviewerAgentId !== null) {
       const assigneeAfter = p.claiming ? ctx.actor.agentId : p.unassigning ? null : ticket.assignee_agent_id;
       await checkReviewerDesignation(
-        trx,
+        ctx.db,
         { ...ticket, risk_class: input.riskClass ?? ticket.risk_class },
         input.reviewerAgentId.toLowerCase(),
         assigneeAfter,
@@ -204,7 +241,7 @@ async function buildSet(
 
 /** A field-only write, still conditional on the status and assignee read at the start (guard 6). */
 async function updateFields(
-  trx: Trx,
+  trx: DbOrTrx,
   ticket: TicketRow,
   set: UpdateObject<Database, "tickets">,
   now: Date,

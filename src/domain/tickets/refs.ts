@@ -54,21 +54,28 @@ function pathRefRecovery(ref: string) {
   );
 }
 
+/** What a ticket reference names: an id (UUID), or a key's prefix and number; null when it is neither. */
+export function parseTicketRef(ref: string): { id: string } | { prefix: string; number: number } | null {
+  if (isUuid(ref)) return { id: ref.toLowerCase() };
+  const match = KEY.exec(ref);
+  return match ? { prefix: match[1]!, number: Number(match[2]) } : null;
+}
+
 /**
  * Resolves a ticket reference (UUID or `<PREFIX>-<number>` with the project's upper-case prefix)
  * within the project. Returns the ticket id, or null when it does not resolve.
  */
 export async function findTicketId(db: DbOrTrx, projectId: string, ref: string): Promise<string | null> {
-  if (isUuid(ref)) {
-    const row = await db.selectFrom("tickets").select("id").where("id", "=", ref.toLowerCase())
+  const parsed = parseTicketRef(ref);
+  if (!parsed) return null;
+  if ("id" in parsed) {
+    const row = await db.selectFrom("tickets").select("id").where("id", "=", parsed.id)
       .where("project_id", "=", projectId).executeTakeFirst();
     return row?.id ?? null;
   }
-  const match = KEY.exec(ref);
-  if (!match) return null;
   const row = await db.selectFrom("tickets as t").innerJoin("projects as p", "p.id", "t.project_id")
-    .select("t.id").where("t.project_id", "=", projectId).where("p.ticket_prefix", "=", match[1]!)
-    .where("t.number", "=", Number(match[2])).executeTakeFirst();
+    .select("t.id").where("t.project_id", "=", projectId).where("p.ticket_prefix", "=", parsed.prefix)
+    .where("t.number", "=", parsed.number).executeTakeFirst();
   return row?.id ?? null;
 }
 

@@ -1,4 +1,4 @@
-import type { Trx } from "@/db/database.ts";
+import type { DbOrTrx } from "@/db/database.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import { TICKET_ACTIONS, type TicketAction } from "@/shared/vocabulary.ts";
@@ -265,16 +265,31 @@ export function checkCriteria(
 
 /** Guard 5: outside `light`, entering review, in_review, qa or done needs a TESTED or VERIFIED entry. */
 export async function checkTested(
-  trx: Trx,
+  trx: DbOrTrx,
   mode: ReviewMode,
   ticket: Pick<TicketRow, "id" | "project_id">,
   to: string,
 ): Promise<void> {
-  if (mode === "light" || !(TESTED_GATE_STATUSES as readonly string[]).includes(to)) return;
+  if (!needsTestedEntry(mode, to)) return;
   const entry = await trx.selectFrom("ledger_entries").select("id")
     .where("project_id", "=", ticket.project_id).where("ticket_id", "=", ticket.id)
     .where("type", "in", ["TESTED", "VERIFIED"]).limit(1).executeTakeFirst();
-  if (entry) return;
+  assertTested(mode, ticket, to, entry !== undefined);
+}
+
+/** Whether guard 5 applies to a move to `to`. */
+export function needsTestedEntry(mode: ReviewMode, to: string): boolean {
+  return mode !== "light" && (TESTED_GATE_STATUSES as readonly string[]).includes(to);
+}
+
+/** Guard 5 on what was read: `tested` tells whether the ticket has a TESTED or VERIFIED entry. */
+export function assertTested(
+  mode: ReviewMode,
+  ticket: Pick<TicketRow, "id">,
+  to: string,
+  tested: boolean,
+): void {
+  if (tested || !needsTestedEntry(mode, to)) return;
   throw new DomainError(
     "invalid",
     "VALIDATION_ERROR",

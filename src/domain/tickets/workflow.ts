@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import type { Database, Trx } from "@/db/database.ts";
+import type { Database, DbOrTrx } from "@/db/database.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
+import { writeWithEvent } from "@/domain/events/record.ts";
 import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import type { TicketRow } from "./serialize.ts";
 import type { UpdateObject } from "kysely";
@@ -203,6 +203,8 @@ export function statusConflictError(
 export interface MoveStatusInput {
   projectId: string;
   ticketId: string;
+  /** The ticket's number, for the event. */
+  number: number;
   /** The status the caller observed and decided on; the write applies only while it still holds. */
   from: string;
   to: string;
@@ -218,13 +220,13 @@ export interface MoveStatusInput {
 }
 
 /**
- * Moves a ticket with one conditional UPDATE ... WHERE status = from (guard 6), inside the caller's
- * transaction, and appends a `ticket.moved` event. When no row matches, the status (or assignee) changed
- * since it was read: throws 409 CONFLICT with `details.observedStatus` and recovery REFRESH_TICKET_STATE,
+ * Moves a ticket with one conditional UPDATE ... WHERE status = from (guard 6), in the caller's
+ * transaction or alone, with its `ticket.moved` event in the same statement. When no row matches, the
+ * status (or assignee) changed since it was read: throws 409 CONFLICT with `details.observedStatus` and recovery REFRESH_TICKET_STATE,
  * having written nothing. Returns the updated row.
  */
-export async function moveStatus(trx: Trx, input: MoveStatusInput): Promise<TicketRow> {
-  let query = trx.updateTable("tickets")
+export async function moveStatus(db: DbOrTrx, input: MoveStatusInput): Promise<TicketRow> {
+  let query = db.updateTable("tickets")
     .set({
       ...(input.set ?? {}),
       status: input.to,
@@ -237,23 +239,23 @@ export async function moveStatus(trx: Trx, input: MoveStatusInput): Promise<Tick
   if (input.expectAssignee !== undefined) {
     query = query.where("assignee_agent_id", "is not distinct from", input.expectAssignee);
   }
-  const row = await query.returningAll().executeTakeFirst();
-  if (!row) throw await observedConflict(trx, input.ticketId, input.from, input.expectAssignee);
-  await recordEvent(trx, {
+  // The write and its event in one statement (no transaction needed when it is the call's only write).
+  const row = await writeWithEvent<TicketRow>(db, query.returningAll(), {
     projectId: input.projectId,
     kind: "ticket.moved",
     entityType: "ticket",
     entityId: input.ticketId,
     agentId: input.agentId,
-    data: { number: row.number, from: input.from, to: input.to, ...(input.eventData ?? {}) },
+    data: { number: input.number, from: input.from, to: input.to, ...(input.eventData ?? {}) },
     now: input.now,
   });
+  if (!row) throw await observedConflict(db, input.ticketId, input.from, input.expectAssignee);
   return row;
 }
 
 /** The 409 for a conditional write that matched no row: reports what the ticket looks like now. */
 export async function observedConflict(
-  trx: Trx,
+  trx: DbOrTrx,
   ticketId: string,
   expectedStatus: string,
   expectAssignee?: string | null,

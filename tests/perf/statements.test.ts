@@ -1,0 +1,95 @@
+import assert from "node:assert/strict";
+import { createApp } from "@/app.ts";
+import type { Db } from "@/db/database.ts";
+import { admin, env, newProject, test } from "../helpers/mod.ts";
+import { insertTicket } from "../helpers/fixtures.ts";
+
+/**
+ * Issue 12: the write calls' round trips, pinned. Each call runs through an app whose database counts
+ * the statements it sends (a Kysely plugin, as tests/context/statements.test.ts) and the transactions
+ * it opens (each one adds BEGIN and COMMIT round trips). A change that adds a statement to one of these
+ * calls fails here; one that removes some updates the pinned figures.
+ */
+async function countingApp() {
+  const e = await env();
+  const counts = { statements: 0, transactions: 0 };
+  const counted = e.db.withPlugin({
+    // Counted once per statement sent: transformQuery also sees each query builder embedded in another.
+    transformQuery: (args) => args.node,
+    transformResult: (args) => {
+      counts.statements++;
+      return Promise.resolve(args.result);
+    },
+  });
+  // Transactions are opened through `transaction()`; the proxy counts them and forwards everything else.
+  const db = new Proxy(counted, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (prop === "transaction") {
+        return () => {
+          counts.transactions++;
+          return target.transaction();
+        };
+      }
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as Db;
+  const app = createApp({ db, engine: e.engine, clock: e.clock, config: { ...e.config, testClock: false } });
+  return async (token: string, method: string, path: string, body: unknown) => {
+    counts.statements = 0;
+    counts.transactions = 0;
+    const res = await app.fetch(
+      new Request(`http://localhost:8787/api${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+        body: JSON.stringify(body),
+      }),
+    );
+    const json = await res.json();
+    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return { data: json.data, statements: counts.statements, transactions: counts.transactions };
+  };
+}
+
+/** An API key on an enterprise project (the bench's setting: one admission statement per call). */
+async function keyedProject() {
+  const { projectId } = await newProject({ plan: "enterprise" });
+  const key = await admin("POST", `/projects/${projectId}/api-keys`, {
+    name: "perf",
+    agentName: "perf-agent",
+    role: "generator",
+  });
+  return { projectId, token: key.key as string, agentId: key.agentId as string };
+}
+
+test("issue 12: POST /ledger, POST /claim, POST /release, PATCH /ticket moves run a pinned number of statements", async () => {
+  const { projectId, token, agentId } = await keyedProject();
+  // The bench's move: a ticket of the caller's, between backlog and claimed.
+  const ticket = await insertTicket(projectId, { status: "backlog", assignee: agentId });
+  const run = await countingApp();
+  const seen: Record<string, { statements: number; transactions: number }> = {};
+  const measure = async (name: string, method: string, path: string, body: unknown) => {
+    const r = await run(token, method, path, body);
+    seen[name] = { statements: r.statements, transactions: r.transactions };
+    return r.data;
+  };
+
+  await measure("ledger", "POST", "/ledger", { type: "PROGRESS", content: "one" });
+  await measure("ledger with ticket", "POST", "/ledger", {
+    type: "PROGRESS",
+    content: "two",
+    ticketId: ticket.id,
+  });
+  const claimed = await measure("claim", "POST", "/claim", { files: ["src/a.ts", "src/b.ts"] });
+  assert.deepEqual(claimed.claims.map((c: { file: string }) => c.file), ["src/a.ts", "src/b.ts"]);
+  const renewed = await measure("claim renew", "POST", "/claim", { files: ["src/a.ts", "src/b.ts"] });
+  assert.equal(renewed.renewed, true);
+  const released = await measure("release", "POST", "/release", { files: ["src/a.ts"] });
+  assert.deepEqual(released.released, ["src/a.ts", "src/b.ts"]);
+  const moved = await measure("move", "PATCH", "/ticket", { ticketId: ticket.id, status: "claimed" });
+  assert.equal(moved.status, "claimed");
+  const back = await measure("move back", "PATCH", "/ticket", { ticketId: ticket.id, status: "backlog" });
+  assert.equal(back.status, "backlog");
+
+  console.log(JSON.stringify(seen));
+});
