@@ -2,12 +2,12 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
 import { checkPath } from "@/shared/file-path.ts";
 import { resolveTicketRef } from "@/domain/tickets/refs.ts";
-import { assertBackpressure } from "@/domain/ledger/backpressure.ts";
+import { assertBackpressure, backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
 import { acquireClaims, type AcquireResult } from "./acquire.ts";
 import { liveHolders } from "./holders.ts";
 import { isStale, MAX_CLAIM_FILES } from "./policy.ts";
 import { identityName } from "@/domain/shared/actor.ts";
-import { releaseClaims } from "./release.ts";
+import { releaseWithBudget } from "./release.ts";
 
 export interface ClaimRequest {
   files: string[];
@@ -105,23 +105,26 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
   };
 }
 
-/** POST /release: frees the caller's own claims (whole claims) by file, or all of them. */
+/**
+ * POST /release: frees the caller's own claims (whole claims) by file, or all of them. The budget's hit
+ * and the release are one statement: every attempt counts, and a refused one releases nothing.
+ */
 export async function releaseOwnClaims(
   ctx: ActorCtx,
   input: { files?: string[] | undefined; all?: true | undefined },
 ): Promise<{ released: string[] }> {
   const { actor } = ctx;
   const now = ctx.clock.now();
-  await assertBackpressure(ctx.db, actor, "release", now);
-  const released = await ctx.db.transaction().execute((trx) =>
-    releaseClaims(trx, {
-      projectId: actor.projectId,
-      agentId: actor.agentId,
-      subAgentName: actor.subAgentName,
-      sessionId: actor.sessionId,
-      ...(input.all ? { all: true } : { files: input.files ?? [] }),
-      now,
-    })
-  );
+  const hit = backpressureHit(actor, "release", now);
+  const { released, count } = await releaseWithBudget(ctx.db, {
+    projectId: actor.projectId,
+    agentId: actor.agentId,
+    subAgentName: actor.subAgentName,
+    sessionId: actor.sessionId,
+    ...(input.all ? { all: true } : { files: input.files ?? [] }),
+    now,
+  }, hit);
+  const refusal = backpressureRefusal("release", count ?? 0, hit.resetAt, now);
+  if (refusal) throw refusal;
   return { released };
 }

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from "@/db/database.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
+import { counterHit } from "@/domain/shared/counters.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import type { Actor } from "@/domain/shared/actor.ts";
 
@@ -25,12 +25,38 @@ export async function assertBackpressure(
   now: Date,
   amount = 1,
 ): Promise<void> {
+  const hit = backpressureHit(actor, name, now, amount);
+  const { rows } = await hit.query.execute(db);
+  const refusal = backpressureRefusal(name, Number(rows[0]!.count), hit.resetAt, now);
+  if (refusal) throw refusal;
+}
+
+/**
+ * The budget's counter hit as one statement (`INSERT ... RETURNING count`), to run alone or as a CTE of
+ * the statement that writes when the count is within `limit`: the hit is counted either way.
+ */
+export function backpressureHit(
+  actor: Pick<Actor, "agentId" | "subAgentName">,
+  name: BudgetName,
+  now: Date,
+  amount = 1,
+) {
   const budget = BACKPRESSURE[name];
   const identity = actor.subAgentName ? `${actor.agentId}/${actor.subAgentName}` : actor.agentId;
-  const { count, resetAt } = await hitCounter(db, `bp:${name}:${identity}`, budget.windowMs, now, amount);
-  if (count <= budget.limit) return;
+  return { ...counterHit(`bp:${name}:${identity}`, budget.windowMs, now, amount), limit: budget.limit };
+}
+
+/** The 429 BACKPRESSURE for a count over the budget, or null within it. */
+export function backpressureRefusal(
+  name: BudgetName,
+  count: number,
+  resetAt: Date,
+  now: Date,
+): DomainError | null {
+  const budget = BACKPRESSURE[name];
+  if (count <= budget.limit) return null;
   const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
-  throw new DomainError(
+  return new DomainError(
     "limited",
     "BACKPRESSURE",
     `Too many ${budget.label}: at most ${budget.limit} per ${budget.windowMs / 60_000} minute(s); slow down`,

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 
 /**
@@ -12,17 +12,30 @@ export async function hitCounter(
   now: Date,
   amount = 1,
 ): Promise<{ count: number; resetAt: Date }> {
+  const hit = counterHit(key, windowMs, now, amount);
+  const { rows } = await hit.query.execute(db);
+  return { count: Number(rows[0]!.count), resetAt: hit.resetAt };
+}
+
+/**
+ * The upsert of `hitCounter` as one statement (`INSERT ... RETURNING count`) to run alone or as a CTE
+ * of a larger statement, with the end of its window.
+ */
+export function counterHit(
+  key: string,
+  windowMs: number,
+  now: Date,
+  amount = 1,
+): { query: RawBuilder<{ count: number | string }>; resetAt: Date } {
   const start = new Date(Math.floor(now.getTime() / windowMs) * windowMs);
   const resetAt = new Date(start.getTime() + windowMs);
-  const row = await db
-    .insertInto("rate_counters")
-    .values({ key, window_start: start, count: amount, expires_at: resetAt })
-    .onConflict((oc) =>
-      oc.columns(["key", "window_start"]).doUpdateSet({ count: sql`rate_counters.count + ${amount}` })
-    )
-    .returning("count")
-    .executeTakeFirstOrThrow();
-  return { count: Number(row.count), resetAt };
+  const query = sql<
+    { count: number | string }
+  >`INSERT INTO rate_counters (key, window_start, count, expires_at)
+    VALUES (${key}, ${start}::timestamptz, ${amount}, ${resetAt}::timestamptz)
+    ON CONFLICT (key, window_start) DO UPDATE SET count = rate_counters.count + excluded.count
+    RETURNING count`;
+  return { query, resetAt };
 }
 
 /** Reads the count of `key` in the current window without counting a hit. */
