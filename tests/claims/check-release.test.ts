@@ -180,6 +180,53 @@ test("LEDGER-007 release writes a system CONTEXT entry and a claim.released even
   assert.ok(event);
 });
 
+test("LEDGER-007 the release record: content, file reference, payload and the two events in order", async () => {
+  const { projectId } = await newProject();
+  const a = await pairAgent(projectId);
+  const files = ["src/g.ts", "src/b.ts", "src/f.ts", "src/a.ts", "src/e.ts", "src/c.ts", "src/d.ts"];
+  await claim(a.token, files);
+  await claim(a.token, ["src/one.ts"]);
+  const { db } = await env();
+  const since = await db.selectFrom("event_cursors").select("seq").where("project_id", "=", projectId)
+    .executeTakeFirstOrThrow();
+  const many = await release(a.token, { files: ["src/a.ts"] });
+  assert.deepEqual(many.body.data.released, [...files].sort());
+  const one = await release(a.token, { files: ["src/one.ts"] });
+  assert.deepEqual(one.body.data.released, ["src/one.ts"]);
+  const entries = await db.selectFrom("ledger_entries").select([
+    "id",
+    "content",
+    "file_ref",
+    "payload",
+    "agent_id",
+  ])
+    .where("project_id", "=", projectId).where("type", "=", "CONTEXT").where("source", "=", "system")
+    .where("content", "like", "Released%").orderBy("seq").execute();
+  assert.deepEqual(entries.map((e) => [e.content, e.file_ref, e.payload, e.agent_id]), [
+    [
+      "Released src/a.ts, src/b.ts, src/c.ts, src/d.ts, src/e.ts and 2 more",
+      null,
+      { action: "release", files: [...files].sort() },
+      a.agentId,
+    ],
+    ["Released src/one.ts", "src/one.ts", { action: "release", files: ["src/one.ts"] }, a.agentId],
+  ]);
+  const events = await db.selectFrom("events").select(["seq", "kind", "entity_id", "agent_id", "data"])
+    .where("project_id", "=", projectId).where("seq", ">", since.seq).orderBy("seq").execute();
+  assert.deepEqual(events.map((e) => Number(e.seq) - Number(since.seq)), [1, 2, 3, 4]);
+  assert.deepEqual(events.map((e) => e.kind), [
+    "ledger.appended",
+    "claim.released",
+    "ledger.appended",
+    "claim.released",
+  ]);
+  assert.equal(events[0]!.entity_id, entries[0]!.id);
+  assert.deepEqual(events[0]!.data, { type: "CONTEXT", ticketId: null, source: "system" });
+  assert.equal(events[1]!.agent_id, a.agentId);
+  assert.deepEqual((events[1]!.data as { files: string[] }).files, [...files].sort());
+  assert.equal((events[1]!.data as { claimIds: string[] }).claimIds.length, 1);
+});
+
 test("RATE-032 more than 30 release calls in 5 minutes answer 429 BACKPRESSURE with Retry-After", async () => {
   const { projectId } = await newProject();
   const a = await pairAgent(projectId);

@@ -1,10 +1,9 @@
-import type { Trx } from "@/db/database.ts";
+import type { DbOrTrx, Trx } from "@/db/database.ts";
 import { identityName } from "@/domain/shared/actor.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { type ClaimConflict, conflictOf } from "./conflicts.ts";
-import { type Holder, liveHolders, releaseDeadClaims } from "./holders.ts";
+import { type Holder, liveHolders } from "./holders.ts";
+import { writeClaim } from "./write.ts";
 import { sqlState } from "@/db/errors.ts";
 import { DEFAULT_CLAIM_MS } from "./policy.ts";
 
@@ -38,23 +37,93 @@ export interface AcquireResult {
 }
 
 /**
- * Claims `files` for the caller inside the caller's transaction, all or nothing:
- * dead claims of those files are released, the caller's own live claims renewed (restored when
- * their session ended within the grace period), files held by the parent with `allowSubAgents`
- * inherited, and the rest inserted as one new claim. Any file held by another identity refuses the
- * whole request with 409 CONFLICT (`details.conflicts`), including a concurrent insert that wins the
- * one-holder index and a renewal that races a release.
+ * Claims `files` for the caller inside the caller's transaction, all or nothing: dead claims of those
+ * files are released, the caller's own live claims renewed (restored when their session ended within
+ * the grace period), files held by the parent with `allowSubAgents` inherited, and the rest inserted as
+ * one new claim. Any file held by another identity refuses the whole request with 409 CONFLICT
+ * (`details.conflicts`), including a concurrent insert that wins the one-holder index and a renewal that
+ * races a release. Two statements: the holders, then every write (`writeClaim`).
  */
 export async function acquireClaims(trx: Trx, input: AcquireInput): Promise<AcquireResult> {
   try {
-    return await acquire(trx, input);
+    const plan = planClaim(input, await liveHolders(trx, input.projectId, uniqueFiles(input), input.now));
+    const wrote = await writeClaim(trx, input, plan, false);
+    const ownIds = new Set(plan.split.own.map((h) => h.claimId));
+    if (wrote.renewed.length !== ownIds.size) throw raceError(plan.split.own, wrote.renewed, input.now);
+    const got = new Set(wrote.inserted);
+    const lost = plan.split.free.filter((f) => !got.has(f));
+    if (lost.length > 0) throw conflictError(await lostFiles(trx, input, lost));
+    return plan.result;
   } catch (error) {
-    // 23505: the one-holder index refused a concurrent insert; 40P01 / 40001: a concurrent claim or
-    // release won a lock race. The transaction is aborted, so the holder cannot be read back.
-    const state = sqlState(error);
-    if (state === "23505" || state === "40P01" || state === "40001") throw racedConflict(input);
-    throw error;
+    throw racedOr(error, input);
   }
+}
+
+/**
+ * POST /claim's write, alone (no transaction): one statement that is all or nothing by itself. A
+ * renewal or insert lost to a concurrent call aborts it (the guard of `writeClaim`); the answer is then
+ * the 409 of what the holders are now.
+ */
+export async function writeClaimAlone(
+  db: DbOrTrx,
+  input: AcquireInput,
+  plan: ClaimPlan,
+): Promise<AcquireResult> {
+  try {
+    await writeClaim(db, input, plan, true);
+    return plan.result;
+  } catch (error) {
+    if (sqlState(error) !== "22012") throw racedOr(error, input);
+  }
+  const holders = await liveHolders(db, input.projectId, plan.files, input.now);
+  const byFile = new Map(holders.map((h) => [h.file, h]));
+  const { own, free } = plan.split;
+  const kept = own.filter((h) => byFile.get(h.file)?.claimId === h.claimId).map((h) => h.claimId);
+  if (kept.length !== own.length) throw raceError(own, kept, input.now);
+  const lost = free.filter((f) => byFile.has(f));
+  if (lost.length === 0) throw racedConflict(input);
+  throw conflictError(lost.map((file) => conflictOf(byFile.get(file)!, input, input.now)));
+}
+
+/** 23505: the one-holder index refused a concurrent insert; 40P01 / 40001: a lock race was lost. */
+function racedOr(error: unknown, input: AcquireInput): unknown {
+  const state = sqlState(error);
+  return state === "23505" || state === "40P01" || state === "40001" ? racedConflict(input) : error;
+}
+
+/** What a claim writes, decided from the live holders of its files. */
+export interface ClaimPlan {
+  files: string[];
+  split: FileSplit;
+  expiresAt: Date;
+  result: AcquireResult;
+  /** The new claim's id, when some files are free. */
+  claimId: string | null;
+}
+
+export function uniqueFiles(input: Pick<AcquireInput, "files">): string[] {
+  return [...new Set(input.files)];
+}
+
+/** Sorts the files by holder and refuses a conflict; the answer is known before anything is written. */
+export function planClaim(input: AcquireInput, holders: Holder[]): ClaimPlan {
+  const files = uniqueFiles(input);
+  const expiresAt = new Date(
+    input.now.getTime() + (input.estimatedSeconds ?? DEFAULT_CLAIM_MS / 1000) * 1000,
+  );
+  const split = splitFiles(files, holders, input);
+  if (split.conflicts.length > 0) throw conflictError(split.conflicts);
+  const result = acquireResult(files, split, input, expiresAt);
+  return { files, split, expiresAt, result, claimId: split.free.length > 0 ? crypto.randomUUID() : null };
+}
+
+/** The 409 items of free files that a concurrent claim took: its holder, or a raced item. */
+async function lostFiles(db: DbOrTrx, input: AcquireInput, lost: string[]): Promise<ClaimConflict[]> {
+  const byFile = new Map((await liveHolders(db, input.projectId, lost, input.now)).map((h) => [h.file, h]));
+  return lost.map((file) => {
+    const holder = byFile.get(file);
+    return holder ? conflictOf(holder, input, input.now) : racedItem(file, input.now);
+  });
 }
 
 /** A 409 for files lost to a concurrent claim, without holder details. */
@@ -133,117 +202,6 @@ export function acquireResult(
   return result;
 }
 
-async function acquire(trx: Trx, input: AcquireInput): Promise<AcquireResult> {
-  const { projectId, now } = input;
-  const files = [...new Set(input.files)];
-  const expiresAt = new Date(now.getTime() + (input.estimatedSeconds ?? DEFAULT_CLAIM_MS / 1000) * 1000);
-
-  const expiredEvent = await releaseDeadClaims(trx, projectId, files, now);
-  const split = splitFiles(files, await liveHolders(trx, projectId, files, now), input);
-  if (split.conflicts.length > 0) throw conflictError(split.conflicts);
-  const ownClaimIds = await renewOwn(trx, split.own, input, expiresAt);
-  const claimId = await insertClaim(trx, split.free, input, expiresAt);
-  const result = acquireResult(files, split, input, expiresAt);
-
-  if (expiredEvent) await recordEvent(trx, expiredEvent);
-  await writeSystemEntry(trx, {
-    projectId,
-    type: "CONTEXT",
-    content: describe(input, files, expiresAt, result),
-    agentId: input.agentId,
-    subAgentName: input.subAgentName,
-    sessionId: input.sessionId,
-    ticketId: input.ticketId,
-    fileRef: files.length === 1 ? files[0] : null,
-    payload: { action: "claim", files, expiresAt: expiresAt.toISOString() },
-    now,
-  });
-  await recordEvent(trx, {
-    projectId,
-    kind: "claim.acquired",
-    entityType: "claim",
-    entityId: claimId ?? ownClaimIds[0] ?? split.inherited[0]?.claimId ?? null,
-    agentId: input.agentId,
-    data: {
-      files,
-      subAgentName: input.subAgentName,
-      ticketId: input.ticketId,
-      expiresAt: expiresAt.toISOString(),
-      renewed: split.own.map((h) => h.file),
-      inherited: split.inherited.map((h) => h.file),
-    },
-    now,
-  });
-  return result;
-}
-
-/** Renews the caller's own live claims; one released meanwhile is a 409. Returns the claim ids. */
-async function renewOwn(trx: Trx, own: Holder[], input: AcquireInput, expiresAt: Date): Promise<string[]> {
-  const ids = [...new Set(own.map((h) => h.claimId))];
-  if (ids.length === 0) return ids;
-  const renewed = await trx.updateTable("claims")
-    .set({
-      expires_at: expiresAt,
-      session_id: input.sessionId,
-      ...(input.commitSha ? { commit_sha: input.commitSha } : {}),
-      ...(input.allowSubAgents !== undefined ? { allow_sub_agents: input.allowSubAgents } : {}),
-      ...(input.ticketId ? { ticket_id: input.ticketId } : {}),
-    })
-    .where("id", "in", ids)
-    .where("released_at", "is", null)
-    .returning("id")
-    .execute();
-  if (renewed.length !== ids.length) throw raceError(own, renewed.map((r) => r.id), input.now);
-  return ids;
-}
-
-/** One new claim for the free files, or null when there are none. */
-async function insertClaim(
-  trx: Trx,
-  free: string[],
-  input: AcquireInput,
-  expiresAt: Date,
-): Promise<string | null> {
-  if (free.length === 0) return null;
-  const claimId = crypto.randomUUID();
-  await trx.insertInto("claims").values({
-    id: claimId,
-    project_id: input.projectId,
-    agent_id: input.agentId,
-    sub_agent_name: input.subAgentName,
-    session_id: input.sessionId,
-    ticket_id: input.ticketId,
-    commit_sha: input.commitSha ?? null,
-    allow_sub_agents: input.allowSubAgents ?? false,
-    claimed_at: input.now,
-    expires_at: expiresAt,
-  }).execute();
-  await insertFiles(trx, claimId, free, input);
-  return claimId;
-}
-
-/**
- * Inserts the claim's files in sorted order (a stable lock order, so two overlapping claims cannot
- * deadlock). A file the one-holder index refuses was won by a concurrent claim: that is a 409.
- */
-async function insertFiles(trx: Trx, claimId: string, files: string[], input: AcquireInput): Promise<void> {
-  const sorted = [...files].sort();
-  const inserted = await trx.insertInto("claim_files")
-    .values(sorted.map((file) => ({ claim_id: claimId, project_id: input.projectId, file })))
-    .onConflict((oc) => oc.columns(["project_id", "file"]).where("released_at", "is", null).doNothing())
-    .returning("file")
-    .execute();
-  if (inserted.length === files.length) return;
-  const got = new Set(inserted.map((r) => r.file));
-  const lost = files.filter((f) => !got.has(f));
-  const holders = await liveHolders(trx, input.projectId, lost, input.now);
-  const byFile = new Map(holders.map((h) => [h.file, h]));
-  throw conflictError(lost.map((file) => {
-    const holder = byFile.get(file);
-    return holder ? conflictOf(holder, input, input.now) : racedItem(file, input.now);
-  }));
-}
-
 function isSelf(h: Holder, input: AcquireInput): boolean {
   return h.agentId === input.agentId && h.subAgentName === input.subAgentName;
 }
@@ -286,17 +244,4 @@ function raceError(own: Holder[], renewedIds: string[], now: Date): DomainError 
       payloadHint: { files: [h.file] },
     },
   })));
-}
-
-function describe(input: AcquireInput, files: string[], expiresAt: Date, result: AcquireResult): string {
-  const who = identityName(input.agentName, input.subAgentName);
-  const verb = result.renewed
-    ? "renewed its claim on"
-    : result.restored
-    ? "restored its claim on"
-    : "claimed";
-  const shown = files.length > 5
-    ? `${files.slice(0, 5).join(", ")} and ${files.length - 5} more`
-    : files.join(", ");
-  return `${who} ${verb} ${shown} until ${expiresAt.toISOString()}`;
 }

@@ -1,5 +1,4 @@
-import type { DbOrTrx, Trx } from "@/db/database.ts";
-import type { EventInput } from "@/domain/events/record.ts";
+import type { DbOrTrx } from "@/db/database.ts";
 import { CLAIM_GRACE_MS } from "./policy.ts";
 
 /** A file's current holder: a live claim (not released, not expired, not past its grace period). */
@@ -27,8 +26,14 @@ export async function liveHolders(
   now: Date,
 ): Promise<Holder[]> {
   if (files.length === 0) return [];
+  const rows = await holdersQuery(db, projectId, files, now).execute();
+  return rows.map(holderOf);
+}
+
+/** The query of `liveHolders` (`files` not empty), to run alone or inside another statement. */
+export function holdersQuery(db: DbOrTrx, projectId: string, files: string[], now: Date) {
   const graceStart = new Date(now.getTime() - CLAIM_GRACE_MS);
-  const rows = await db.selectFrom("claim_files as f")
+  return db.selectFrom("claim_files as f")
     .innerJoin("claims as c", "c.id", "f.claim_id")
     .innerJoin("agents as a", "a.id", "c.agent_id")
     .leftJoin("sessions as s", "s.id", "c.session_id")
@@ -51,28 +56,33 @@ export async function liveHolders(
     .where("f.released_at", "is", null)
     .where("c.released_at", "is", null)
     .where("c.expires_at", ">", now)
-    .where((eb) => eb.or([eb("s.ended_at", "is", null), eb("s.ended_at", ">", graceStart)]))
-    .execute();
-  return rows.map(({ sessionEndedAt, ...row }) => ({
+    .where((eb) => eb.or([eb("s.ended_at", "is", null), eb("s.ended_at", ">", graceStart)]));
+}
+
+/** A row of `holdersQuery`, also as read back from JSON (times as strings). */
+export interface HolderRow extends Omit<Holder, "status" | "claimedAt" | "expiresAt"> {
+  claimedAt: Date | string;
+  expiresAt: Date | string;
+  sessionEndedAt: Date | string | null;
+}
+
+export function holderOf({ sessionEndedAt, claimedAt, expiresAt, ...row }: HolderRow): Holder {
+  return {
     ...row,
+    claimedAt: new Date(claimedAt),
+    expiresAt: new Date(expiresAt),
     status: sessionEndedAt ? "grace_period" : "active",
-  }));
+  };
 }
 
 /**
- * Releases the dead claims (expired, or whose ended session is past the grace period) that still pin
- * any of `files`, so the one-holder index frees those files. Returns the `claim.released` event to
- * record at the end of the transaction (the event cursor lock is best held briefly), or null.
+ * The dead claims (expired, or whose ended session is past the grace period) that still pin any of
+ * `files` (not empty), released: `UPDATE ... RETURNING id, agent_id`, a CTE of the claim's statement,
+ * which then releases their files so that the one-holder index frees them.
  */
-export async function releaseDeadClaims(
-  trx: Trx,
-  projectId: string,
-  files: string[],
-  now: Date,
-): Promise<EventInput | null> {
-  if (files.length === 0) return null;
+export function releaseDeadQuery(db: DbOrTrx, projectId: string, files: string[], now: Date) {
   const graceStart = new Date(now.getTime() - CLAIM_GRACE_MS);
-  const released = await trx.updateTable("claims")
+  return db.updateTable("claims")
     .set({ released_at: now })
     .where("project_id", "=", projectId)
     .where("released_at", "is", null)
@@ -92,19 +102,5 @@ export async function releaseDeadClaims(
         ),
       ])
     )
-    .returning(["id", "agent_id"])
-    .execute();
-  const ids = released.map((r) => r.id);
-  if (ids.length === 0) return null;
-  const freed = await trx.updateTable("claim_files").set({ released_at: now })
-    .where("claim_id", "in", ids).where("released_at", "is", null).returning("file").execute();
-  return {
-    projectId,
-    kind: "claim.released",
-    entityType: "claim",
-    entityId: ids[0] ?? null,
-    agentId: released[0]?.agent_id ?? null,
-    data: { claimIds: ids, files: freed.map((f) => f.file).sort(), reason: "expired" },
-    now,
-  };
+    .returning(["id", "agent_id"]);
 }

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { eventCtes } from "@/domain/events/record.ts";
+import { lockEntryTicket } from "@/domain/ledger/system-entry.ts";
 
 export interface ReleaseInput {
   projectId: string;
@@ -73,6 +74,7 @@ export async function releaseWithBudget(
       ) AS d
     ),
     h AS MATERIALIZED (SELECT * FROM rel LIMIT 1),
+    entry_ticket AS (${lockEntryTicket(sql`SELECT ${ticket} FROM h`)}),
     entry AS (
       INSERT INTO ledger_entries
         (id, project_id, type, content, source, agent_id, sub_agent_name, session_id, ticket_id, file_ref,
@@ -105,7 +107,7 @@ export async function releaseWithBudget(
           'ticketId', ${input.ticketId ?? null}::uuid)`,
         when: sql`EXISTS (SELECT 1 FROM entry)`,
       },
-    ], ["relf"])
+    ], ["relf", "entry_ticket"])
   }
     SELECT out.files, ${budget ? sql`(SELECT count FROM bp)` : sql`NULL`} AS count FROM out`.execute(db);
   const row = rows[0]!;

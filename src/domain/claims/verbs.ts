@@ -1,10 +1,11 @@
+import { type RawBuilder, sql } from "kysely";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
 import { checkPath } from "@/shared/file-path.ts";
-import { resolveTicketRef } from "@/domain/tickets/refs.ts";
-import { assertBackpressure, backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
-import { acquireClaims, type AcquireResult } from "./acquire.ts";
-import { liveHolders } from "./holders.ts";
+import { ticketIdQuery, ticketNotFound } from "@/domain/tickets/refs.ts";
+import { backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
+import { type AcquireInput, type AcquireResult, planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
+import { type Holder, holderOf, type HolderRow, holdersQuery, liveHolders } from "./holders.ts";
 import { isStale, MAX_CLAIM_FILES } from "./policy.ts";
 import { identityName } from "@/domain/shared/actor.ts";
 import { releaseWithBudget } from "./release.ts";
@@ -17,30 +18,37 @@ export interface ClaimRequest {
   commitSha?: string | undefined;
 }
 
-/** POST /claim: claims files for the caller (all or nothing), with the per-agent claim budget. */
+/**
+ * POST /claim: claims files for the caller (all or nothing), with the per-agent claim budget. Two
+ * statements, no transaction: the budget's hit (counted for every attempt), the ticket and the holders
+ * of the files; then, decided from them, every write at once (`writeClaimAlone`).
+ */
 export async function claimFiles(
   ctx: ActorCtx,
   input: ClaimRequest,
 ): Promise<AcquireResult & { nextAction: { action: string; message: string } }> {
   const { actor } = ctx;
   const now = ctx.clock.now();
-  await assertBackpressure(ctx.db, actor, "claim", now);
-  const ticketId = input.ticketId ? await resolveTicketRef(ctx.db, actor.projectId, input.ticketId) : null;
-  const result = await ctx.db.transaction().execute((trx) =>
-    acquireClaims(trx, {
-      projectId: actor.projectId,
-      agentId: actor.agentId,
-      agentName: actor.agentName,
-      subAgentName: actor.subAgentName,
-      sessionId: actor.sessionId,
-      ticketId,
-      files: input.files,
-      ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
-      ...(input.allowSubAgents !== undefined ? { allowSubAgents: input.allowSubAgents } : {}),
-      commitSha: input.commitSha ?? null,
-      now,
-    })
-  );
+  const hit = backpressureHit(actor, "claim", now);
+  const files = uniqueFiles(input);
+  const loaded = await loadClaim(ctx, hit.query, files, input.ticketId, now);
+  const refusal = backpressureRefusal("claim", loaded.count, hit.resetAt, now);
+  if (refusal) throw refusal;
+  if (input.ticketId && !loaded.ticketId) throw ticketNotFound(input.ticketId);
+  const acquire: AcquireInput = {
+    projectId: actor.projectId,
+    agentId: actor.agentId,
+    agentName: actor.agentName,
+    subAgentName: actor.subAgentName,
+    sessionId: actor.sessionId,
+    ticketId: loaded.ticketId,
+    files,
+    ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
+    ...(input.allowSubAgents !== undefined ? { allowSubAgents: input.allowSubAgents } : {}),
+    commitSha: input.commitSha ?? null,
+    now,
+  };
+  const result = await writeClaimAlone(ctx.db, acquire, planClaim(acquire, loaded.holders));
   const until = result.claims.map((c) => c.expiresAt).sort()[0];
   return {
     ...result,
@@ -51,6 +59,25 @@ export async function claimFiles(
         `${until} if you need longer, and release (POST /release) or hand off when done`,
     },
   };
+}
+
+/** One statement: the budget's hit, the ticket a reference names (null when none), the live holders. */
+async function loadClaim(
+  ctx: ActorCtx,
+  hit: RawBuilder<unknown>,
+  files: string[],
+  ticketRef: string | undefined,
+  now: Date,
+): Promise<{ count: number; ticketId: string | null; holders: Holder[] }> {
+  const { projectId } = ctx.actor;
+  const ticket = ticketRef ? ticketIdQuery(ctx.db, projectId, ticketRef) : null;
+  const { rows } = await sql<{ count: number | string; ticket_id: string | null; holders: HolderRow[] }>`
+    WITH bp AS (${hit})
+    SELECT (SELECT count FROM bp) AS count, ${ticket ? sql`(${ticket})` : sql`NULL::uuid`} AS ticket_id,
+      (SELECT coalesce(json_agg(h), '[]'::json) FROM (${holdersQuery(ctx.db, projectId, files, now)}) AS h)
+        AS holders`.execute(ctx.db);
+  const row = rows[0]!;
+  return { count: Number(row.count), ticketId: row.ticket_id, holders: row.holders.map(holderOf) };
 }
 
 export interface CheckItem {

@@ -1,7 +1,8 @@
+import { type RawBuilder, sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
+import { type EventInput, recordEvent } from "@/domain/events/record.ts";
 
 export interface SystemEntryInput {
   projectId: string;
@@ -24,14 +25,20 @@ export interface SystemEntryInput {
 
 /** Writes a ledger entry on the service's behalf (`source: system` unless told), with its event. */
 export async function writeSystemEntry(trx: Trx, input: SystemEntryInput): Promise<string> {
-  const source = input.source ?? "system";
   const id = crypto.randomUUID();
-  await trx.insertInto("ledger_entries").values({
+  await trx.insertInto("ledger_entries").values(systemEntryRow(id, input)).execute();
+  await recordEvent(trx, systemEntryEvent(id, input));
+  return id;
+}
+
+/** The row of a system entry (to insert alone or inside a larger statement). */
+export function systemEntryRow(id: string, input: SystemEntryInput) {
+  return {
     id,
     project_id: input.projectId,
     type: input.type,
     content: input.content,
-    source,
+    source: input.source ?? "system",
     agent_id: input.agentId,
     sub_agent_name: input.subAgentName ?? null,
     session_id: input.sessionId ?? null,
@@ -40,15 +47,28 @@ export async function writeSystemEntry(trx: Trx, input: SystemEntryInput): Promi
     file_ref: input.fileRef ?? null,
     payload: input.payload ? toJson(input.payload) : null,
     created_at: input.now,
-  }).execute();
-  await recordEvent(trx, {
+  };
+}
+
+/** The `ledger.appended` event of a system entry. */
+export function systemEntryEvent(id: string, input: SystemEntryInput): EventInput {
+  return {
     projectId: input.projectId,
     kind: "ledger.appended",
     entityType: "ledger_entry",
     entityId: id,
     agentId: input.agentId,
-    data: { type: input.type, ticketId: input.ticketId ?? null, source },
+    data: { type: input.type, ticketId: input.ticketId ?? null, source: input.source ?? "system" },
     now: input.now,
-  });
-  return id;
+  };
+}
+
+/**
+ * A CTE body that locks the ticket row of an entry written by a larger statement, to list in
+ * `eventCtes`' `after`. The ledger trigger (migration 0011) updates that row at the END of the statement,
+ * after the event counter row is locked; every transaction takes the ticket first and the counter last
+ * (a move and its event), so without this lock two writers could take the two rows in opposite orders.
+ */
+export function lockEntryTicket(ticketId: string | null | RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`SELECT id FROM tickets WHERE id = (${ticketId})::uuid FOR NO KEY UPDATE`;
 }

@@ -66,17 +66,21 @@ export function parseTicketRef(ref: string): { id: string } | { prefix: string; 
  * within the project. Returns the ticket id, or null when it does not resolve.
  */
 export async function findTicketId(db: DbOrTrx, projectId: string, ref: string): Promise<string | null> {
+  const query = ticketIdQuery(db, projectId, ref);
+  return query ? (await query.executeTakeFirst())?.id ?? null : null;
+}
+
+/** The query of `findTicketId` (to run alone or inside another statement), or null for a malformed ref. */
+export function ticketIdQuery(db: DbOrTrx, projectId: string, ref: string) {
   const parsed = parseTicketRef(ref);
   if (!parsed) return null;
   if ("id" in parsed) {
-    const row = await db.selectFrom("tickets").select("id").where("id", "=", parsed.id)
-      .where("project_id", "=", projectId).executeTakeFirst();
-    return row?.id ?? null;
+    return db.selectFrom("tickets as t").select("t.id").where("t.id", "=", parsed.id)
+      .where("t.project_id", "=", projectId);
   }
-  const row = await db.selectFrom("tickets as t").innerJoin("projects as p", "p.id", "t.project_id")
+  return db.selectFrom("tickets as t").innerJoin("projects as p", "p.id", "t.project_id")
     .select("t.id").where("t.project_id", "=", projectId).where("p.ticket_prefix", "=", parsed.prefix)
-    .where("t.number", "=", parsed.number).executeTakeFirst();
-  return row?.id ?? null;
+    .where("t.number", "=", parsed.number);
 }
 
 /** Like `findTicketId`, but refuses an unresolved reference with 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). */

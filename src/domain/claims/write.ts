@@ -1,0 +1,173 @@
+import { type RawBuilder, sql } from "kysely";
+import type { DbOrTrx } from "@/db/database.ts";
+import { eventCtes, type EventSql } from "@/domain/events/record.ts";
+import { lockEntryTicket, systemEntryEvent, systemEntryRow } from "@/domain/ledger/system-entry.ts";
+import { identityName } from "@/domain/shared/actor.ts";
+import type { AcquireInput, AcquireResult, ClaimPlan } from "./acquire.ts";
+import { releaseDeadQuery } from "./holders.ts";
+
+/** The claim's contested locks, taken before the event counter's. */
+const AFTER = ["dead_files", "renewed", "new_files", "entry_ticket"];
+
+/** What the claim's statement wrote: the ids of the renewed claims and the files inserted. */
+export interface ClaimWrote {
+  renewed: string[];
+  inserted: string[];
+}
+
+/**
+ * Every write of a claim in ONE statement (data-modifying CTEs): the dead claims of its files released
+ * with their files (before the new files are inserted, so the one-holder index sees them free), the
+ * caller's own claims renewed, the new claim and its files inserted in sorted order (a stable lock order),
+ * the CONTEXT entry, then the events (`claim.released` of the dead claims, `ledger.appended`,
+ * `claim.acquired`) numbered last, after the contested locks. With `guard`, a renewal or a file lost to a
+ * concurrent call aborts the statement (division by zero, SQLSTATE 22012), which leaves nothing written:
+ * the claim is all or nothing without a transaction. Without it (inside the caller's transaction), the
+ * caller compares what was written with the plan and rolls back.
+ */
+export async function writeClaim(
+  db: DbOrTrx,
+  input: AcquireInput,
+  plan: ClaimPlan,
+  guard: boolean,
+): Promise<ClaimWrote> {
+  const { projectId, now } = input;
+  const { split, files, expiresAt } = plan;
+  const ownIds = [...new Set(split.own.map((h) => h.claimId))];
+  const free = [...split.free].sort();
+  const entryId = crypto.randomUUID();
+  const entry = {
+    projectId,
+    type: "CONTEXT" as const,
+    content: describe(input, files, expiresAt, plan.result),
+    agentId: input.agentId,
+    subAgentName: input.subAgentName,
+    sessionId: input.sessionId,
+    ticketId: input.ticketId,
+    fileRef: files.length === 1 ? files[0] : null,
+    payload: { action: "claim", files, expiresAt: expiresAt.toISOString() },
+    now,
+  };
+  const none = sql`SELECT NULL::uuid AS id, NULL::text AS file WHERE false`;
+  const { rows } = await sql<{ renewed: string[]; inserted: string[]; ok: number }>`WITH
+    dead AS (${releaseDeadQuery(db, projectId, files, now)}),
+    dead_files AS (
+      UPDATE claim_files SET released_at = ${now}::timestamptz
+      WHERE claim_id IN (SELECT id FROM dead) AND released_at IS NULL RETURNING file
+    ),
+    renewed AS (${ownIds.length > 0 ? renewQuery(db, input, ownIds, expiresAt) : none}),
+    new_claim AS (${plan.claimId ? newClaimQuery(db, input, plan.claimId, expiresAt) : none}),
+    new_files AS (${plan.claimId ? newFilesQuery(projectId, plan.claimId, free) : none}),
+    entry_ticket AS (${lockEntryTicket(input.ticketId)}),
+    entry AS (${db.insertInto("ledger_entries").values(systemEntryRow(entryId, entry))}),
+    ${eventCtes(projectId, now, claimEvents(input, plan, entryId, entry), AFTER)}
+    SELECT r.ids AS renewed, i.files AS inserted,
+      ${guard ? sql`1 / (r.n = ${ownIds.length} AND i.n = ${free.length})::int` : sql`1`} AS ok
+    FROM (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) AS ids, count(*) AS n FROM renewed) AS r,
+      (SELECT coalesce(jsonb_agg(file), '[]'::jsonb) AS files, count(*) AS n FROM new_files) AS i`
+    .execute(db);
+  return { renewed: rows[0]!.renewed, inserted: rows[0]!.inserted };
+}
+
+/** The caller's own live claims, renewed (`released_at` still null: one released meanwhile is missed). */
+function renewQuery(db: DbOrTrx, input: AcquireInput, ids: string[], expiresAt: Date) {
+  return db.updateTable("claims")
+    .set({
+      expires_at: expiresAt,
+      session_id: input.sessionId,
+      ...(input.commitSha ? { commit_sha: input.commitSha } : {}),
+      ...(input.allowSubAgents !== undefined ? { allow_sub_agents: input.allowSubAgents } : {}),
+      ...(input.ticketId ? { ticket_id: input.ticketId } : {}),
+    })
+    .where("id", "in", ids)
+    .where("released_at", "is", null)
+    .returning("id");
+}
+
+function newClaimQuery(db: DbOrTrx, input: AcquireInput, claimId: string, expiresAt: Date) {
+  return db.insertInto("claims").values({
+    id: claimId,
+    project_id: input.projectId,
+    agent_id: input.agentId,
+    sub_agent_name: input.subAgentName,
+    session_id: input.sessionId,
+    ticket_id: input.ticketId,
+    commit_sha: input.commitSha ?? null,
+    allow_sub_agents: input.allowSubAgents ?? false,
+    claimed_at: input.now,
+    expires_at: expiresAt,
+  }).returning("id");
+}
+
+/**
+ * The new claim's files, in sorted order, after `dead_files` has run to its end (the count joined in
+ * forces it). A file the one-holder index refuses (a concurrent claim won it) is skipped, not inserted.
+ */
+function newFilesQuery(projectId: string, claimId: string, sorted: string[]): RawBuilder<unknown> {
+  return sql`INSERT INTO claim_files (claim_id, project_id, file)
+    SELECT ${claimId}::uuid, ${projectId}::uuid, f.file
+    FROM jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) WITH ORDINALITY AS f(file, n),
+      (SELECT count(*) FROM dead_files) AS settled
+    ORDER BY f.n
+    ON CONFLICT (project_id, file) WHERE released_at IS NULL DO NOTHING
+    RETURNING NULL::uuid AS id, file`;
+}
+
+/** The events of a claim, in order: the dead claims released (when any), the entry, the claim. */
+function claimEvents(
+  input: AcquireInput,
+  plan: ClaimPlan,
+  entryId: string,
+  entry: Parameters<typeof systemEntryEvent>[1],
+): EventSql[] {
+  const { split } = plan;
+  const appended = systemEntryEvent(entryId, entry);
+  return [
+    {
+      kind: "claim.released",
+      entityType: "claim",
+      entityId: sql`(SELECT id FROM dead LIMIT 1)`,
+      agentId: sql`(SELECT agent_id FROM dead LIMIT 1)`,
+      data: sql`jsonb_build_object(
+        'claimIds', (SELECT jsonb_agg(id) FROM dead),
+        'files', (SELECT coalesce(jsonb_agg(file ORDER BY file COLLATE "C"), '[]'::jsonb) FROM dead_files),
+        'reason', 'expired')`,
+      when: sql`EXISTS (SELECT 1 FROM dead)`,
+    },
+    {
+      kind: appended.kind,
+      entityType: appended.entityType,
+      entityId: entryId,
+      agentId: appended.agentId,
+      data: appended.data,
+    },
+    {
+      kind: "claim.acquired",
+      entityType: "claim",
+      entityId: plan.claimId ?? split.own[0]?.claimId ?? split.inherited[0]?.claimId ?? null,
+      agentId: input.agentId,
+      data: {
+        files: plan.files,
+        subAgentName: input.subAgentName,
+        ticketId: input.ticketId,
+        expiresAt: plan.expiresAt.toISOString(),
+        renewed: split.own.map((h) => h.file),
+        inherited: split.inherited.map((h) => h.file),
+      },
+    },
+  ];
+}
+
+/** The entry's content: who claimed, renewed or restored which files (five named), until when. */
+function describe(input: AcquireInput, files: string[], expiresAt: Date, result: AcquireResult): string {
+  const who = identityName(input.agentName, input.subAgentName);
+  const verb = result.renewed
+    ? "renewed its claim on"
+    : result.restored
+    ? "restored its claim on"
+    : "claimed";
+  const shown = files.length > 5
+    ? `${files.slice(0, 5).join(", ")} and ${files.length - 5} more`
+    : files.join(", ");
+  return `${who} ${verb} ${shown} until ${expiresAt.toISOString()}`;
+}
