@@ -48,28 +48,28 @@ export async function recordEvent(trx: Trx, input: EventInput): Promise<number> 
 
 /**
  * One statement: `write` (an INSERT or UPDATE with RETURNING) and, when it wrote a row, the event it
- * causes, numbered as `recordEvent` numbers it. A single statement is atomic and holds the cursor row's
- * lock until it commits, so the exactly-once argument above holds unchanged; it saves the transaction's
- * BEGIN, COMMIT and two round trips. Answers the written row (undefined when `write` wrote nothing, in
- * which case no event is recorded either).
+ * causes, numbered as `recordEvent` numbers it (`eventCtes`). A single statement is atomic and holds the
+ * cursor row's lock until it commits, so the exactly-once argument above holds unchanged; it saves the
+ * transaction's BEGIN, COMMIT and two round trips. `ctes` come before the write (it may read them);
+ * `after` names those whose row locks must be taken before the cursor's. Answers the written row
+ * (undefined when `write` wrote nothing, in which case no event is recorded either).
  */
 export async function writeWithEvent<Row>(
   db: DbOrTrx,
-  write: OperationNodeSource,
+  write: OperationNodeSource | RawBuilder<unknown>,
   input: EventInput,
+  options: { ctes?: RawBuilder<unknown>; after?: string[] } = {},
 ): Promise<Row | undefined> {
-  const result = await sql<Row>`WITH w AS (${write}),
-    cur AS (
-      INSERT INTO event_cursors (project_id, seq) SELECT ${input.projectId}::uuid, 1 FROM w LIMIT 1
-      ON CONFLICT (project_id) DO UPDATE SET seq = event_cursors.seq + 1 RETURNING seq
-    ),
-    ev AS (
-      INSERT INTO events (project_id, seq, kind, entity_type, entity_id, agent_id, data, created_at)
-      SELECT ${input.projectId}::uuid, cur.seq, ${input.kind}::text, ${input.entityType}::text,
-        ${input.entityId}::text, ${input.agentId}::uuid, ${toJson(input.data)}::jsonb,
-        ${input.now}::timestamptz
-      FROM cur RETURNING seq
-    )
+  const event: EventSql = {
+    kind: input.kind,
+    entityType: input.entityType,
+    entityId: input.entityId,
+    agentId: input.agentId,
+    data: input.data,
+    when: sql`EXISTS (SELECT 1 FROM w)`,
+  };
+  const result = await sql<Row>`WITH ${options.ctes ? sql`${options.ctes},` : sql``} w AS (${write}),
+    ${eventCtes(input.projectId, input.now, [event], ["w", ...(options.after ?? [])])}
     SELECT w.* FROM w`.execute(db);
   return result.rows[0];
 }

@@ -4,7 +4,9 @@ import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { type EventInput, recordEvent, writeWithEvent } from "@/domain/events/record.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
-import { assertBackpressure } from "./backpressure.ts";
+import { assertBackpressure, backpressureError, backpressureHit } from "./backpressure.ts";
+import { lockEntryTicket } from "./system-entry.ts";
+import { insertWhen } from "@/db/insert-when.ts";
 import { blockTicket } from "./block-ticket.ts";
 import { lockBlockerFile, openBlockerThread } from "./blocker-thread.ts";
 import { takeAgentOffline } from "./suspend.ts";
@@ -40,19 +42,14 @@ export async function appendEntry(
   const { actor } = ctx;
   const now = ctx.clock.now();
   const entry = await prepareEntry(ctx.db, actor, input);
-  await assertBackpressure(ctx.db, actor, "ledger", now);
   const critical = entry.type === "ALERT" && input.severity === "critical";
-  if (critical) await assertBackpressure(ctx.db, actor, "criticalAlert", now);
-
-  const warnings: string[] = [];
-  if (entry.type === "DONE" && !(await hasTestEvidence(ctx, entry))) {
-    warnings.push(
-      entry.ticketId
-        ? "No TESTED or VERIFIED entry on this ticket: log what you ran and its result (type TESTED)"
-        : "No TESTED or VERIFIED entry in this session: log what you ran and its result (type TESTED)",
-    );
-  }
-
+  const effects = mode === "single" && (entry.type === "BLOCKED" || critical);
+  // A critical alert spends two budgets, before anything is written; other entries count in their write.
+  if (critical) {
+    await assertBackpressure(ctx.db, actor, "ledger", now);
+    await assertBackpressure(ctx.db, actor, "criticalAlert", now);
+  } else if (effects) await assertBackpressure(ctx.db, actor, "ledger", now);
+  const warnings = await doneWarnings(ctx, entry);
   const id = crypto.randomUUID();
   const row = entryRow(actor, entry, input, id, now);
   const event: EventInput = {
@@ -69,7 +66,7 @@ export async function appendEntry(
     createdAt: now.toISOString(),
     nextAction: nextActionFor(entry, critical),
   };
-  if (mode === "single" && (entry.type === "BLOCKED" || critical)) {
+  if (effects) {
     // Side effects: the entry, the ticket move or the agent going offline, and their events together.
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto("ledger_entries").values(row).execute();
@@ -77,12 +74,44 @@ export async function appendEntry(
       await recordEvent(trx, event);
     });
   } else {
-    // The common case: the entry and its event in one statement (no transaction round trips).
-    await writeWithEvent(ctx.db, ctx.db.insertInto("ledger_entries").values(row).returning("id"), event);
+    await writeEntry(ctx, row, event, now, !critical);
   }
   if (warnings.length > 0) result.warnings = warnings;
   return result;
 }
+
+/**
+ * The common case, one statement without a transaction: the budget's hit (every attempt counts, unless
+ * the caller counted it), and within the budget the entry and its event. The entry's ticket row is locked
+ * before the event counter (`lockEntryTicket`). Over the budget: 429, nothing written.
+ */
+async function writeEntry(ctx: ActorCtx, row: EntryRow, event: EventInput, now: Date, budget: boolean) {
+  const hit = budget ? backpressureHit(ctx.actor, "ledger", now) : null;
+  const ctes = [
+    ...(hit ? [sql`bp AS (${hit.query})`] : []),
+    ...(row.ticket_id ? [sql`entry_ticket AS (${lockEntryTicket(row.ticket_id)})`] : []),
+  ];
+  const write = hit
+    ? insertWhen("ledger_entries", row, sql`(SELECT count FROM bp) <= ${hit.limit}`)
+    : ctx.db.insertInto("ledger_entries").values(row).returning("id");
+  const wrote = await writeWithEvent(ctx.db, write, event, {
+    ...(ctes.length > 0 ? { ctes: sql.join(ctes) } : {}),
+    after: row.ticket_id ? ["entry_ticket"] : [],
+  });
+  if (!wrote && hit) throw backpressureError("ledger", hit.resetAt, now);
+}
+
+/** DONE without evidence: a TESTED or VERIFIED entry on the ticket, or without a ticket, in the session. */
+async function doneWarnings(ctx: ActorCtx, entry: PreparedEntry): Promise<string[]> {
+  if (entry.type !== "DONE" || await hasTestEvidence(ctx, entry)) return [];
+  return [
+    entry.ticketId
+      ? "No TESTED or VERIFIED entry on this ticket: log what you ran and its result (type TESTED)"
+      : "No TESTED or VERIFIED entry in this session: log what you ran and its result (type TESTED)",
+  ];
+}
+
+type EntryRow = ReturnType<typeof entryRow>;
 
 function entryRow(
   actor: ActorCtx["actor"],

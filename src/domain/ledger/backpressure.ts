@@ -53,8 +53,12 @@ export function backpressureRefusal(
   resetAt: Date,
   now: Date,
 ): DomainError | null {
+  return count <= BACKPRESSURE[name].limit ? null : backpressureError(name, resetAt, now);
+}
+
+/** 429 BACKPRESSURE: the budget is spent until `resetAt`. */
+export function backpressureError(name: BudgetName, resetAt: Date, now: Date): DomainError {
   const budget = BACKPRESSURE[name];
-  if (count <= budget.limit) return null;
   const retryAfter = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
   return new DomainError(
     "limited",
