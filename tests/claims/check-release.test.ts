@@ -241,6 +241,26 @@ test("RATE-032 more than 30 release calls in 5 minutes answer 429 BACKPRESSURE w
   assert.ok(Number(over.headers.get("Retry-After")) >= 1);
 });
 
+test("RATE-032 a release over the budget releases nothing and writes nothing", async () => {
+  const { projectId } = await newProject();
+  const a = await pairAgent(projectId);
+  await advanceClock(5 * MIN - ((await env()).clock.now().getTime() % (5 * MIN)) + 1);
+  await claim(a.token, ["src/kept.ts"]);
+  for (let i = 0; i < 30; i++) {
+    assert.equal((await release(a.token, { files: ["src/other.ts"] })).status, 200, `call ${i + 1}`);
+  }
+  const { db } = await env();
+  const events = async () =>
+    (await db.selectFrom("events").select("seq").where("project_id", "=", projectId).execute()).length;
+  const before = await events();
+  const over = await release(a.token, { files: ["src/kept.ts"] });
+  assert.equal(over.status, 429);
+  assert.equal(over.body.error.code, "BACKPRESSURE");
+  assert.equal(await events(), before);
+  const held = await check(a.token, "src/kept.ts");
+  assert.equal(held.body.data.files[0].available, false);
+});
+
 test("RATE-028 backpressure budgets are counted per identity: a sub-agent has its own", async () => {
   const { projectId } = await newProject();
   const a = await pairAgent(projectId);

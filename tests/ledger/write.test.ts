@@ -338,3 +338,43 @@ test("LEDGER-038 RATE-029 more than 90 ledger writes in 5 minutes answer 429 BAC
   assert.equal(over.body.error.code, "BACKPRESSURE");
   assert.ok(Number(over.headers.get("Retry-After")) >= 1);
 });
+
+// The budget's hit and the entry are one statement: a refused write is counted and writes nothing.
+test("RATE-029 a write over the budget is counted and writes no entry and no event", async () => {
+  const { projectId } = await newProject();
+  const a = await pairAgent(projectId);
+  const e = await env();
+  await advanceClock(300_000 - (e.clock.now().getTime() % 300_000) + 1);
+  const ticket = await insertTicket(projectId, { status: "in_progress", assignee: a.agentId });
+  for (let i = 0; i < 90; i++) {
+    assert.equal((await log(a.token, { type: "FOUND", content: `finding ${i}` })).status, 201);
+  }
+  const count = async (table: "ledger_entries" | "events") =>
+    Number(
+      (await e.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).where(
+        "project_id",
+        "=",
+        projectId,
+      )
+        .executeTakeFirstOrThrow()).n,
+    );
+  const before = [await count("ledger_entries"), await count("events")];
+  for (
+    const body of [{ type: "FOUND", content: "over" }, {
+      type: "PROGRESS",
+      content: "over",
+      ticketId: ticket.id,
+    }]
+  ) {
+    const over = await log(a.token, body);
+    assert.equal(over.status, 429);
+  }
+  assert.deepEqual([await count("ledger_entries"), await count("events")], before);
+  const counter = await e.db.selectFrom("rate_counters").select("count").where(
+    "key",
+    "=",
+    `bp:ledger:${a.agentId}`,
+  )
+    .orderBy("window_start", "desc").executeTakeFirstOrThrow();
+  assert.equal(Number(counter.count), 92);
+});
