@@ -124,10 +124,10 @@ function releaseFilter(input: ReleaseInput, matches: boolean): RawBuilder<unknow
     where.push(sql`sub_agent_name IS NOT DISTINCT FROM ${input.subAgentName ?? null}::text`);
   }
   if (input.ticketId) where.push(sql`ticket_id = ${input.ticketId}::uuid`);
-  if (input.files && !input.all) {
+  if (input.files && input.files.length > 0 && !input.all) {
     where.push(sql`id IN (
       SELECT claim_id FROM claim_files WHERE project_id = ${projectId}::uuid AND released_at IS NULL
-        AND file IN (SELECT jsonb_array_elements_text(${JSON.stringify(input.files)}::jsonb))
+        AND file IN (${sql.join(input.files.map((f) => sql`${f}`))})
     )`);
   }
   return sql.join(where, sql` AND `);

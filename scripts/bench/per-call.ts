@@ -1,0 +1,140 @@
+/**
+ * Statements, transactions and the service's CPU per call of the write workloads (issue 12), in-process,
+ * one caller, on PostgreSQL. The load bench's throughput swings 2x on a shared machine; what a call costs
+ * the service does not, so this is the figure to compare before and after a change of the write path:
+ *
+ *   TEST_DATABASE_URL=postgres://... deno run -A scripts/bench/per-call.ts [--calls 300]
+ *
+ * CPU is this process's user + system time (the service's handlers and its postgres.js client, not the
+ * database server's), divided by the calls; API keys on an enterprise project, rate windows reset outside
+ * the measure.
+ */
+import { parseArgs } from "node:util";
+import process from "node:process";
+import { createApp } from "@/app.ts";
+import type { Db } from "@/db/database.ts";
+import { ADMIN_TOKEN, startTestEnv } from "../../tests/helpers/env.ts";
+
+const args = parseArgs({ args: Deno.args, options: { calls: { type: "string", default: "300" } } });
+const CALLS = Number(args.values.calls);
+const KEYS = 20;
+
+if (!Deno.env.get("TEST_DATABASE_URL")) {
+  console.error("Set TEST_DATABASE_URL to a PostgreSQL server (scripts/pg-temp.sh starts one)");
+  Deno.exit(2);
+}
+const e = await startTestEnv({ testClock: false });
+const counts = { statements: 0, transactions: 0 };
+const counted = e.db.withPlugin({
+  transformQuery: (a) => a.node,
+  transformResult: (a) => {
+    counts.statements++;
+    return Promise.resolve(a.result);
+  },
+});
+const db = new Proxy(counted, {
+  get(target, prop) {
+    const value = Reflect.get(target, prop, target);
+    if (prop === "transaction") {
+      return () => {
+        counts.transactions++;
+        return target.transaction();
+      };
+    }
+    return typeof value === "function" ? value.bind(target) : value;
+  },
+}) as Db;
+const app = createApp({ db, engine: e.engine, clock: e.clock, config: e.config });
+
+async function api(token: string, method: string, path: string, body?: unknown) {
+  const res = await app.fetch(
+    new Request(`http://localhost:8787${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  );
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+const org = await api(ADMIN_TOKEN, "POST", "/admin/orgs", { name: "Per call", plan: "enterprise" });
+const project = await api(ADMIN_TOKEN, "POST", "/admin/projects", {
+  orgId: org.id,
+  name: "Per call",
+  ticketPrefix: "PC",
+});
+const keys: { key: string; ticket: string }[] = [];
+for (let i = 0; i < KEYS; i++) {
+  const k = await api(ADMIN_TOKEN, "POST", `/admin/projects/${project.id}/api-keys`, {
+    name: `k${i}`,
+    agentName: `per-call-${i}`,
+    role: "generator",
+  });
+  if (i === 0) {
+    await api(k.key, "PATCH", "/api/brief", { scope: "Per call", goals: "Measure", stack: "Deno" });
+  }
+  const t = await api(k.key, "POST", "/api/ticket", {
+    title: `Ticket ${i}`,
+    expectedFiles: [`src/t${i}.ts`],
+    doneDefinition: `Ticket ${i} works and is tested`,
+    verificationCommand: "deno task test",
+    riskClass: "local",
+    assignToSelf: true,
+  });
+  keys.push({ key: k.key, ticket: t.id });
+}
+
+/** One call of a row: `i` is the call's number in its round, `turn` the key's own call number. */
+type Step = (k: { key: string; ticket: string }, i: string, turn: number) => Promise<unknown>;
+const rows: [string, Step[]][] = [
+  ["POST /ledger", [
+    (k, i) => api(k.key, "POST", "/api/ledger", { type: "PROGRESS", content: `entry ${i}` }),
+  ]],
+  ["POST /ledger with ticketId", [
+    (k, i) =>
+      api(k.key, "POST", "/api/ledger", { type: "PROGRESS", content: `entry ${i}`, ticketId: k.ticket }),
+  ]],
+  ["POST /claim", [(k, i) => api(k.key, "POST", "/api/claim", { files: [`src/f${i}.ts`] })]],
+  ["POST /release", [(k, i) => api(k.key, "POST", "/api/release", { files: [`src/f${i}.ts`] })]],
+  ["PATCH /ticket move", [
+    (k, _i, turn) =>
+      api(k.key, "PATCH", "/api/ticket", {
+        ticketId: k.ticket,
+        status: turn % 2 === 0 ? "claimed" : "backlog",
+      }),
+  ]],
+];
+
+console.log("| call | statements | transactions | CPU ms per call | wall ms per call |");
+console.log("| --- | ---: | ---: | ---: | ---: |");
+for (const [name, steps] of rows) {
+  // A warm-up round of two calls per key (a move goes there and back), then the measured round.
+  for (const [round, calls] of [[0, 2 * KEYS], [1, CALLS]] as const) {
+    counts.statements = 0;
+    counts.transactions = 0;
+    let cpuMicros = 0;
+    let wallMs = 0;
+    for (let i = 0; i < calls; i++) {
+      // The rate windows (one-minute bursts, per-action budgets) are reset outside the measure.
+      if (i % 10 === 0) await e.db.deleteFrom("rate_counters").execute();
+      for (const step of steps) {
+        const cpu = process.cpuUsage();
+        const started = performance.now();
+        await step(keys[i % KEYS]!, `${round}-${i}`, Math.floor(i / KEYS));
+        wallMs += performance.now() - started;
+        const used = process.cpuUsage(cpu);
+        cpuMicros += used.user + used.system;
+      }
+    }
+    if (round === 0) continue;
+    const n = calls * steps.length;
+    console.log(
+      `| ${name} | ${(counts.statements / n).toFixed(1)} | ${(counts.transactions / n).toFixed(1)} | ` +
+        `${(cpuMicros / 1000 / n).toFixed(2)} | ${(wallMs / n).toFixed(2)} |`,
+    );
+  }
+}
+await e.close();
+Deno.exit(0);
