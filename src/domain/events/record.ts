@@ -115,7 +115,7 @@ export function eventCtes(
     cur AS (
       INSERT INTO event_cursors (project_id, seq)
       SELECT ${projectId}::uuid, t.total FROM (SELECT count(*) AS total FROM ev_in) AS t ${
-    sql.join(settled, sql``)
+    settled.length > 0 ? sql.join(settled, sql``) : sql``
   }
       WHERE t.total > 0
       ON CONFLICT (project_id) DO UPDATE SET seq = event_cursors.seq + excluded.seq RETURNING seq
