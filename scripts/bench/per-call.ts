@@ -12,7 +12,7 @@
 import { parseArgs } from "node:util";
 import process from "node:process";
 import { createApp } from "@/app.ts";
-import type { Db } from "@/db/database.ts";
+import { countingDb } from "../../tests/helpers/counting-db.ts";
 import { ADMIN_TOKEN, startTestEnv } from "../../tests/helpers/env.ts";
 
 const args = parseArgs({ args: Deno.args, options: { calls: { type: "string", default: "300" } } });
@@ -24,26 +24,7 @@ if (!Deno.env.get("TEST_DATABASE_URL")) {
   Deno.exit(2);
 }
 const e = await startTestEnv({ testClock: false });
-const counts = { statements: 0, transactions: 0 };
-const counted = e.db.withPlugin({
-  transformQuery: (a) => a.node,
-  transformResult: (a) => {
-    counts.statements++;
-    return Promise.resolve(a.result);
-  },
-});
-const db = new Proxy(counted, {
-  get(target, prop) {
-    const value = Reflect.get(target, prop, target);
-    if (prop === "transaction") {
-      return () => {
-        counts.transactions++;
-        return target.transaction();
-      };
-    }
-    return typeof value === "function" ? value.bind(target) : value;
-  },
-}) as Db;
+const { db, counts } = countingDb(e.db);
 const app = createApp({ db, engine: e.engine, clock: e.clock, config: e.config });
 
 async function api(token: string, method: string, path: string, body?: unknown) {
@@ -112,8 +93,7 @@ console.log("| --- | ---: | ---: | ---: | ---: |");
 for (const [name, steps] of rows) {
   // A warm-up round of two calls per key (a move goes there and back), then the measured round.
   for (const [round, calls] of [[0, 2 * KEYS], [1, CALLS]] as const) {
-    counts.statements = 0;
-    counts.transactions = 0;
+    counts.reset();
     let cpuMicros = 0;
     let wallMs = 0;
     for (let i = 0; i < calls; i++) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createApp } from "@/app.ts";
+import { countingDb } from "../helpers/counting-db.ts";
 import { env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { insertSprint, insertTicket } from "../helpers/fixtures.ts";
 import { CONTEXT_TICKET, insertThread, minutesAgo, now } from "./fixtures.ts";
@@ -7,22 +8,15 @@ import { CONTEXT_TICKET, insertThread, minutesAgo, now } from "./fixtures.ts";
 /** GET /context through an app whose database counts the statements each call runs. */
 async function countingContext(token: string) {
   const e = await env();
-  let statements = 0;
+  const { db, counts } = countingDb(e.db);
   const app = createApp({
-    db: e.db.withPlugin({
-      // Counted once per statement sent: transformQuery also sees each query builder embedded in another.
-      transformQuery: (args) => args.node,
-      transformResult: (args) => {
-        statements++;
-        return Promise.resolve(args.result);
-      },
-    }),
+    db,
     engine: e.engine,
     clock: e.clock,
     config: { ...e.config, testClock: false },
   });
   return async (query: string) => {
-    statements = 0;
+    counts.reset();
     const res = await app.fetch(
       new Request(`http://localhost:8787/api/context${query}`, {
         headers: { Authorization: `Bearer ${token}` },
@@ -30,7 +24,7 @@ async function countingContext(token: string) {
     );
     const body = await res.json();
     assert.equal(res.status, 200, JSON.stringify(body));
-    return { data: body.data, statements };
+    return { data: body.data, statements: counts.statements };
   };
 }
 

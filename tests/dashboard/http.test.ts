@@ -1,4 +1,5 @@
 // The dashboard over HTTP (no browser): sign-in, CSRF, redirects, 404 across projects, role refusals.
+import { countingDb } from "../helpers/counting-db.ts";
 import assert from "node:assert/strict";
 import { env, pairAgent, test } from "../helpers/mod.ts";
 import { startTestEnv, type TestEnv } from "../helpers/env.ts";
@@ -459,15 +460,9 @@ test("dashboard: no page issues more than a handful of database queries", async 
     headers: { Authorization: `Bearer ${dev.token}`, "Content-Type": "application/json" },
     body: JSON.stringify({ intent: "counted" }),
   }).then((r) => r.json());
-  let queries = 0;
+  const counted = countingDb(e.db);
   const counting = createApp({
-    db: e.db.withPlugin({
-      transformQuery: (args) => {
-        queries++;
-        return args.node;
-      },
-      transformResult: (args) => Promise.resolve(args.result),
-    }),
+    db: counted.db,
     engine: e.engine,
     clock: e.clock,
     config: { ...e.config, testClock: false },
@@ -498,10 +493,10 @@ test("dashboard: no page issues more than a handful of database queries", async 
       `${base}/pair`,
     ]
   ) {
-    queries = 0;
+    counted.counts.reset();
     const res = await c.req("GET", path);
     assert.equal(res.status, 200, path);
-    counts[path.replace(base, "P")] = queries;
+    counts[path.replace(base, "P")] = counted.counts.statements;
   }
   // Session, membership and feed head, then the view's own few reads; never one per ticket or agent.
   for (const [path, n] of Object.entries(counts)) assert.ok(n <= 8, `${path}: ${n} queries`);

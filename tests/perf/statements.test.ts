@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createApp } from "@/app.ts";
-import type { Db } from "@/db/database.ts";
+import { countingDb } from "../helpers/counting-db.ts";
 import { admin, env, newProject, test } from "../helpers/mod.ts";
 import { insertTicket } from "../helpers/fixtures.ts";
 
@@ -12,32 +12,10 @@ import { insertTicket } from "../helpers/fixtures.ts";
  */
 async function countingApp() {
   const e = await env();
-  const counts = { statements: 0, transactions: 0 };
-  const counted = e.db.withPlugin({
-    // Counted once per statement sent: transformQuery also sees each query builder embedded in another.
-    transformQuery: (args) => args.node,
-    transformResult: (args) => {
-      counts.statements++;
-      return Promise.resolve(args.result);
-    },
-  });
-  // Transactions are opened through `transaction()`; the proxy counts them and forwards everything else.
-  const db = new Proxy(counted, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target);
-      if (prop === "transaction") {
-        return () => {
-          counts.transactions++;
-          return target.transaction();
-        };
-      }
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  }) as Db;
+  const { db, counts } = countingDb(e.db);
   const app = createApp({ db, engine: e.engine, clock: e.clock, config: { ...e.config, testClock: false } });
   return async (token: string, method: string, path: string, body: unknown) => {
-    counts.statements = 0;
-    counts.transactions = 0;
+    counts.reset();
     const res = await app.fetch(
       new Request(`http://localhost:8787/api${path}`, {
         method,
