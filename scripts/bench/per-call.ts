@@ -1,6 +1,6 @@
 /**
- * Statements, transactions and the service's CPU per call of the write workloads (issue 12), in-process,
- * one caller, on PostgreSQL. The load bench's throughput swings 2x on a shared machine; what a call costs
+ * Statements, transactions and the service's CPU per call of `GET /me` and the write workloads (issue
+ * 12), in-process, one caller, on PostgreSQL. The load bench's throughput swings 2x on a shared machine; what a call costs
  * the service does not, so this is the figure to compare before and after a change of the write path:
  *
  *   TEST_DATABASE_URL=postgres://... deno run -A scripts/bench/per-call.ts [--calls 300]
@@ -70,6 +70,7 @@ for (let i = 0; i < KEYS; i++) {
 /** One call of a row: `i` is the call's number in its round, `turn` the key's own call number. */
 type Step = (k: { key: string; ticket: string }, i: string, turn: number) => Promise<unknown>;
 const rows: [string, Step[]][] = [
+  ["GET /me", [(k) => api(k.key, "GET", "/api/me")]],
   ["POST /ledger", [
     (k, i) => api(k.key, "POST", "/api/ledger", { type: "PROGRESS", content: `entry ${i}` }),
   ]],
