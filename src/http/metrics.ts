@@ -77,6 +77,34 @@ export interface Gauge {
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/**
+ * The process's memory at scrape time: resident set (the figure the soak of `deno task bench` watches)
+ * and the V8 heap, so that an operator can tell a heap that grows from one that is merely large.
+ */
+function memoryGauges(): Gauge[] {
+  const m = Deno.memoryUsage();
+  return [
+    {
+      name: "process_resident_memory_bytes",
+      help: "Resident memory of this process",
+      samples: [{ value: m.rss }],
+    },
+    {
+      name: "svc_heap_bytes",
+      help: "V8 heap of this process: total (reserved) and used",
+      samples: [
+        { labels: { kind: "total" }, value: m.heapTotal },
+        { labels: { kind: "used" }, value: m.heapUsed },
+      ],
+    },
+    {
+      name: "svc_external_memory_bytes",
+      help: "Memory outside the V8 heap held by JS objects (buffers)",
+      samples: [{ value: m.external }],
+    },
+  ];
+}
+
 /** The service's metrics. Request labels are route templates, never raw paths (bounded cardinality). */
 export class Metrics {
   readonly requests = new Counter(
@@ -120,6 +148,7 @@ export class Metrics {
         help: "Seconds since this instance started",
         samples: [{ value: (Date.now() - this.startedAt) / 1000 }],
       },
+      ...memoryGauges(),
       ...gauges,
     ];
     for (const g of all) {

@@ -97,6 +97,11 @@ test("GET /metrics needs the admin token and answers Prometheus text with reques
   assert.equal(samples.get("svc_db_up"), 1);
   assert.ok(samples.has('svc_db_pool_max_connections{engine="' + (await env()).engine + '"}'));
   assert.ok(samples.has('svc_background_jobs_pending{state="queued"}'));
+  // The process's memory: resident set and V8 heap, in bytes (the soak of `deno task bench` watches RSS).
+  assert.ok(samples.get("process_resident_memory_bytes")! > 10 * 1024 * 1024);
+  const heapUsed = samples.get('svc_heap_bytes{kind="used"}')!;
+  assert.ok(heapUsed > 0 && heapUsed <= samples.get('svc_heap_bytes{kind="total"}')!);
+  assert.ok(samples.get("svc_external_memory_bytes")! >= 0);
   for (const type of ["counter", "histogram", "gauge"]) assert.match(text, new RegExp(`# TYPE \\S+ ${type}`));
 });
 
