@@ -26,7 +26,7 @@ async function writeTokenFile(dataDir: string, path: string, token: string): Pro
 }
 
 async function storeTokenHash(db: Db, clock: Clock, token: string): Promise<void> {
-  const value = await hashToken(token);
+  const value = hashToken(token);
   await db.insertInto("service_secrets").values({ name: ADMIN_TOKEN_HASH, value, created_at: clock.now() })
     .onConflict((oc) => oc.column("name").doUpdateSet({ value, created_at: clock.now() })).execute();
 }
@@ -53,7 +53,7 @@ export async function resolveAdminToken(db: Db, config: Config, clock: Clock): P
   const stored = await db.selectFrom("service_secrets").select("value").where("name", "=", ADMIN_TOKEN_HASH)
     .executeTakeFirst();
   const fromFile = await readTokenFile(path);
-  if (fromFile && stored && timingSafeEqual(await hashToken(fromFile), stored.value)) return fromFile;
+  if (fromFile && stored && timingSafeEqual(hashToken(fromFile), stored.value)) return fromFile;
   if (fromFile && !stored) {
     await storeTokenHash(db, clock, fromFile);
     return fromFile;

@@ -308,14 +308,12 @@ function http(
 function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Workload[] {
   const base = s.svc.base;
   const light = s.light;
-  const sqlVars = async () =>
-    await Promise.all(
-      light.slice(0, CONNECTIONS).map(async (k) => ({
-        tokenHash: await hashToken(k.key),
-        projectId: k.projectId,
-        agentId: k.agentId,
-      })),
-    );
+  const sqlVars = () =>
+    light.slice(0, CONNECTIONS).map((k) => ({
+      tokenHash: hashToken(k.key),
+      projectId: k.projectId,
+      agentId: k.agentId,
+    }));
   const get = (path: string): Step[] => [{ method: "GET", path }];
   const list: Workload[] = [
     {
@@ -329,27 +327,27 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
       {
         name: "floor: database, token UPDATE + limiter upsert",
         group: "floor",
-        spec: async () => ({
+        spec: () => ({
           kind: "sql",
           url: dbUrl,
           connections: CONNECTIONS,
           durationMs: DURATION_MS,
           warmupMs: WARMUP_MS,
           floor: "auth",
-          vars: await sqlVars(),
+          vars: sqlVars(),
         }),
       },
       {
         name: "floor: database write, + one ledger insert",
         group: "floor",
-        spec: async () => ({
+        spec: () => ({
           kind: "sql",
           url: dbUrl,
           connections: CONNECTIONS,
           durationMs: DURATION_MS,
           warmupMs: WARMUP_MS,
           floor: "write",
-          vars: await sqlVars(),
+          vars: sqlVars(),
         }),
       },
     );

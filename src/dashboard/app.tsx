@@ -148,7 +148,7 @@ export function dashboardApp(): Hono<AppEnv> {
   app.get("/", async (c) => {
     const s = await signedIn(c);
     if (!s) {
-      const csrf = await signInCsrf(c);
+      const csrf = signInCsrf(c);
       return await page(c, { title: "Sign in" }, <SignIn csrf={csrf} next={safeNext(c.req.query("next"))} />);
     }
     const ctx = serviceCtx(c.get("deps"));
@@ -162,12 +162,12 @@ export function dashboardApp(): Hono<AppEnv> {
 
   app.post("/signin", async (c) => {
     const get = await readForm(c);
-    if (!(await signInCsrfValid(c, get("csrf_token")))) return await formExpired(c, null);
+    if (!signInCsrfValid(c, get("csrf_token"))) return await formExpired(c, null);
     const ctx = serviceCtx(c.get("deps"));
     const email = get("email");
     const result = await signIn(ctx, clientAddress(c), email, get("password"));
     if (!result.ok) {
-      const csrf = await signInCsrf(c);
+      const csrf = signInCsrf(c);
       if (result.limited) c.header("Retry-After", "300");
       const error = result.limited
         ? "Too many sign-in attempts. Wait a few minutes."

@@ -57,23 +57,23 @@ export async function signedIn(c: Context<AppEnv>): Promise<SignedIn | null> {
   const value = getCookie(c, DASHBOARD_COOKIE);
   const user = await sessionUser(serviceCtx(c.get("deps")), value);
   if (!user || !value) return null;
-  return { user, sessionValue: value, csrf: await csrfToken(value, "dashboard") };
+  return { user, sessionValue: value, csrf: csrfToken(value, "dashboard") };
 }
 
 /** The sign-in form's CSRF token, creating the pre-session cookie when missing. */
-export async function signInCsrf(c: Context<AppEnv>): Promise<string> {
+export function signInCsrf(c: Context<AppEnv>): string {
   let pre = getCookie(c, DASHBOARD_PRE_COOKIE);
   if (!pre || !/^[A-Za-z0-9_-]{32,64}$/.test(pre)) {
     pre = randomSecret(32);
     setDashboardCookie(c, DASHBOARD_PRE_COOKIE, pre, 3600);
   }
-  return await csrfToken(pre, "signin");
+  return csrfToken(pre, "signin");
 }
 
 /** Whether the posted sign-in token matches the pre-session cookie. */
-export async function signInCsrfValid(c: Context<AppEnv>, posted: string): Promise<boolean> {
+export function signInCsrfValid(c: Context<AppEnv>, posted: string): boolean {
   const pre = getCookie(c, DASHBOARD_PRE_COOKIE);
-  return !!pre && posted !== "" && timingSafeEqual(posted, await csrfToken(pre, "signin"));
+  return !!pre && posted !== "" && timingSafeEqual(posted, csrfToken(pre, "signin"));
 }
 
 export function csrfValid(session: SignedIn, posted: string): boolean {

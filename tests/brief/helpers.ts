@@ -22,7 +22,7 @@ export async function subAgentToken(parent: { agentId: string; projectId: string
   await db.insertInto("tokens").values({
     id: crypto.randomUUID(),
     kind: "subagent",
-    token_hash: await hashToken(token),
+    token_hash: hashToken(token),
     project_id: parent.projectId,
     agent_id: parent.agentId,
     session_id: null,

@@ -75,7 +75,7 @@ export async function newCode(
   const now = clock.now();
   await db.insertInto("oauth_codes").values({
     id,
-    code_hash: await hashToken(code),
+    code_hash: hashToken(code),
     client_id: options.clientId === undefined ? g.clientId : options.clientId,
     redirect_uri: options.redirectUri ?? REDIRECT,
     code_challenge: options.challenge ?? CHALLENGE,
@@ -138,7 +138,7 @@ export async function tokens(g: Grantee, scope: "read" | "write" = "write"): Pro
 export async function refreshRow(token: string): Promise<any> {
   const { db } = await env();
   return await db.selectFrom("oauth_refresh_tokens").selectAll()
-    .where("token_hash", "=", await hashToken(token)).executeTakeFirst();
+    .where("token_hash", "=", hashToken(token)).executeTakeFirst();
 }
 
 /** Refresh tokens of a family that are neither used nor revoked. */

@@ -384,7 +384,7 @@ test("OAUTH-057 refresh tokens are stored only as SHA-256 hashes", async () => {
   const g = await grantee();
   const first = await tokens(g);
   const row = await refreshRow(first.refresh_token);
-  assert.equal(row.token_hash, await hashToken(first.refresh_token));
+  assert.equal(row.token_hash, hashToken(first.refresh_token));
 });
 
 test("OAUTH-058 an unreachable database answers 503 temporarily_unavailable in the OAuth shape", async () => {

@@ -165,7 +165,7 @@ test("SESS-028 tokens: a session token expired less than 7 days ago is kept by p
     await db.selectFrom("tokens").select(["id", "revoked_at"]).where(
       "token_hash",
       "=",
-      await hashToken(token),
+      hashToken(token),
     )
       .executeTakeFirst();
   assert.ok((await byToken(second))?.revoked_at);

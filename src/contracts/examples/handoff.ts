@@ -5,6 +5,27 @@ import type { ExampleTable } from "./types.ts";
  * Recorded from a real run of the service (ids, tokens and times as it issues them; lists cut to three
  * items), then kept by hand. tests/openapi.test.ts validates each against its schema.
  */
+/** The QA run the handoff of WEB-12 opened (`GET /ticket/{ticketId}/qa`, `GET /qa/{qaRunId}`). */
+const qaRun = {
+  qaRunId: "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
+  ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+  sessionId: "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+  agentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+  status: "pending",
+  createdAt: "2026-11-26T23:02:03.474Z",
+  completedAt: null,
+  tests: [
+    {
+      id: "0196f0c0-870e-4a12-991f-3fae72cdc5d9",
+      criterionIndex: 0,
+      title: "Valid credentials sign in",
+      status: "pending",
+      evidence: null,
+      updatedAt: "2026-11-26T23:02:03.474Z",
+    },
+  ],
+};
+
 export const handoffExamples: ExampleTable = {
   "POST /handoff": {
     request: {
@@ -75,23 +96,7 @@ export const handoffExamples: ExampleTable = {
         data: {
           runs: [
             {
-              qaRunId: "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
-              ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-              sessionId: "b9f09825-a406-4f0c-87ce-7ade8a88c067",
-              agentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
-              status: "pending",
-              createdAt: "2026-11-26T23:02:03.474Z",
-              completedAt: null,
-              tests: [
-                {
-                  id: "0196f0c0-870e-4a12-991f-3fae72cdc5d9",
-                  criterionIndex: 0,
-                  title: "Valid credentials sign in",
-                  status: "pending",
-                  evidence: null,
-                  updatedAt: "2026-11-26T23:02:03.474Z",
-                },
-              ],
+              ...qaRun,
             },
           ],
         },
@@ -120,23 +125,7 @@ export const handoffExamples: ExampleTable = {
     responses: {
       200: {
         data: {
-          qaRunId: "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
-          ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-          sessionId: "b9f09825-a406-4f0c-87ce-7ade8a88c067",
-          agentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
-          status: "pending",
-          createdAt: "2026-11-26T23:02:03.474Z",
-          completedAt: null,
-          tests: [
-            {
-              id: "0196f0c0-870e-4a12-991f-3fae72cdc5d9",
-              criterionIndex: 0,
-              title: "Valid credentials sign in",
-              status: "pending",
-              evidence: null,
-              updatedAt: "2026-11-26T23:02:03.474Z",
-            },
-          ],
+          ...qaRun,
         },
         meta: {
           callsRemaining: 14993,

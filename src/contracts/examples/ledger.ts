@@ -1,3 +1,4 @@
+import { entryDetail, progressEntry, testedEntry } from "./shared.ts";
 import type { ExampleTable } from "./types.ts";
 
 /**
@@ -127,52 +128,8 @@ export const ledgerExamples: ExampleTable = {
       200: {
         data: {
           entries: [
-            {
-              id: "cbcc6671-9bc6-4727-b880-95f6d7ba5a65",
-              type: "TESTED",
-              content: "deno test src/login.test.ts: 6 passed",
-              createdAt: "2026-11-26T23:02:02.461Z",
-              source: "agent",
-              audit: false,
-              agentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
-              agentName: "builder",
-              subAgentName: null,
-              sessionId: "b9f09825-a406-4f0c-87ce-7ade8a88c067",
-              ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-              threadId: null,
-              fileRef: null,
-              lineRef: null,
-              labels: [],
-              payload: null,
-              severity: null,
-              tokensUsed: null,
-              activity: null,
-              envHealth: null,
-              blockedByFile: null,
-            },
-            {
-              id: "a414ee1d-4261-4a20-8037-010e25f013ba",
-              type: "PROGRESS",
-              content: "Built the login form",
-              createdAt: "2026-11-26T23:02:02.452Z",
-              source: "agent",
-              audit: false,
-              agentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
-              agentName: "builder",
-              subAgentName: null,
-              sessionId: "b9f09825-a406-4f0c-87ce-7ade8a88c067",
-              ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-              threadId: null,
-              fileRef: null,
-              lineRef: null,
-              labels: [],
-              payload: null,
-              severity: null,
-              tokensUsed: null,
-              activity: null,
-              envHealth: null,
-              blockedByFile: null,
-            },
+            { ...testedEntry, ...entryDetail },
+            { ...progressEntry, ...entryDetail },
           ],
           pagination: {
             total: 6,

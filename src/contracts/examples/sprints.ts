@@ -1,3 +1,4 @@
+import { ticketNotFound } from "./shared.ts";
 import type { ExampleTable } from "./types.ts";
 
 /**
@@ -72,22 +73,7 @@ export const sprintExamples: ExampleTable = {
           callsRemaining: 14969,
         },
       },
-      404: {
-        error: {
-          code: "TICKET_NOT_FOUND",
-          message: 'Cannot find ticket "WEB-99" in this project',
-          details: {
-            ref: "WEB-99",
-            recovery: {
-              action: "RESOLVE_TICKET_REF",
-              endpoint: "GET /board",
-              payloadHint: null,
-              "hint":
-                'No ticket "WEB-99" in this project: list the board and use a ticket\'s id or its <PREFIX>-<number> key',
-            },
-          },
-        },
-      },
+      404: ticketNotFound,
     },
   },
   "PATCH /sprint/{sprintId}": {

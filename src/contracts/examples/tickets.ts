@@ -1,3 +1,4 @@
+import { beginLoginTicket, loginTicket, ticketNotFound, untouchedTicket } from "./shared.ts";
 import type { ExampleTable } from "./types.ts";
 
 /**
@@ -5,6 +6,30 @@ import type { ExampleTable } from "./types.ts";
  * Recorded from a real run of the service (ids, tokens and times as it issues them; lists cut to three
  * items), then kept by hand. tests/openapi.test.ts validates each against its schema.
  */
+
+/** What a ticket without its agent-first fields is told to send (POST /ticket and the batch). */
+const agentFirstSuggestions = {
+  expectedFiles: {
+    hint: "1 to 50 repository paths you expect to change",
+    example: [
+      "src/<module>/<file>.ts",
+    ],
+  },
+  doneDefinition: {
+    hint: "20 to 500 characters saying, checkably, when the ticket is done",
+    example: "The new endpoint answers 200 with the documented shape and its tests pass",
+  },
+  verificationCommand: {
+    hint: "10 to 500 characters: the command that proves it works",
+    example: "deno test --allow-all tests/",
+  },
+  riskClass: {
+    "hint":
+      "local (only this change), shared-state (touches data or config others use) or irreversible (migrations, deletions, releases)",
+    example: "local",
+  },
+};
+
 export const ticketExamples: ExampleTable = {
   "POST /ticket": {
     request: {
@@ -37,68 +62,9 @@ export const ticketExamples: ExampleTable = {
     responses: {
       201: {
         data: {
-          id: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-          number: 12,
-          ticketRef: "WEB-12",
-          title: "Login form",
-          description: "Email and password sign-in for the web app",
-          type: "feature",
-          tags: [
-            "auth",
-            "priority:high",
-          ],
-          priority: "high",
-          status: "backlog",
-          expectedFiles: [
-            "src/login.ts",
-            "src/login.test.ts",
-          ],
-          doneDefinition: "A user can sign in with email and password",
-          verificationCommand: "deno test src/login.test.ts",
-          riskClass: "local",
-          outOfScope: null,
-          acceptanceCriteria: [
-            {
-              title: "Valid credentials sign in",
-              requiresEvidence: true,
-            },
-            {
-              title: "A wrong password shows an error",
-              requiresEvidence: false,
-            },
-          ],
-          criteriaAcknowledgedAt: null,
-          assignee: null,
-          subAgentName: null,
-          reviewerAgentId: null,
-          reviewHistory: [],
-          reviewHandoff: null,
-          parentId: null,
-          parentTicketId: null,
-          branch: null,
-          sprintId: null,
-          humanOnly: false,
-          storyPoints: null,
-          noArtifact: false,
-          noArtifactReason: null,
-          createdByAgentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
-          statusChangedAt: "2026-11-26T23:02:00.345Z",
-          createdAt: "2026-11-26T23:02:00.345Z",
-          updatedAt: "2026-11-26T23:02:00.345Z",
+          ...loginTicket,
           possibleDuplicates: [],
-          nextAction: {
-            action: "PICK_TICKET",
-            message: "Open and unassigned: begin it (claims its files and starts it)",
-            endpoint: "POST /begin",
-            payloadHint: {
-              ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-              files: [
-                "src/login.ts",
-                "src/login.test.ts",
-              ],
-              acknowledgeCriteria: true,
-            },
-          },
+          nextAction: beginLoginTicket,
           url: "http://localhost:8787/api/ticket?id=a9cc49b7-709e-40f1-8c63-32ce857b1915",
         },
         meta: {
@@ -114,19 +80,7 @@ export const ticketExamples: ExampleTable = {
           createdAt: "2026-11-26T23:02:00.345Z",
           idempotent: true,
           url: "http://localhost:8787/api/ticket?id=a9cc49b7-709e-40f1-8c63-32ce857b1915",
-          nextAction: {
-            action: "PICK_TICKET",
-            message: "Open and unassigned: begin it (claims its files and starts it)",
-            endpoint: "POST /begin",
-            payloadHint: {
-              ticketId: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-              files: [
-                "src/login.ts",
-                "src/login.test.ts",
-              ],
-              acknowledgeCriteria: true,
-            },
-          },
+          nextAction: beginLoginTicket,
         },
         meta: {
           callsRemaining: 14972,
@@ -143,27 +97,7 @@ export const ticketExamples: ExampleTable = {
               "doneDefinition",
               "verificationCommand",
             ],
-            suggestions: {
-              expectedFiles: {
-                hint: "1 to 50 repository paths you expect to change",
-                example: [
-                  "src/<module>/<file>.ts",
-                ],
-              },
-              doneDefinition: {
-                hint: "20 to 500 characters saying, checkably, when the ticket is done",
-                example: "The new endpoint answers 200 with the documented shape and its tests pass",
-              },
-              verificationCommand: {
-                hint: "10 to 500 characters: the command that proves it works",
-                example: "deno test --allow-all tests/",
-              },
-              riskClass: {
-                "hint":
-                  "local (only this change), shared-state (touches data or config others use) or irreversible (migrations, deletions, releases)",
-                example: "local",
-              },
-            },
+            suggestions: agentFirstSuggestions,
             fields: [],
             recovery: {
               action: "ADD_REQUIRED_FIELDS",
@@ -264,27 +198,7 @@ export const ticketExamples: ExampleTable = {
                     "doneDefinition",
                     "verificationCommand",
                   ],
-                  suggestions: {
-                    expectedFiles: {
-                      hint: "1 to 50 repository paths you expect to change",
-                      example: [
-                        "src/<module>/<file>.ts",
-                      ],
-                    },
-                    doneDefinition: {
-                      hint: "20 to 500 characters saying, checkably, when the ticket is done",
-                      example: "The new endpoint answers 200 with the documented shape and its tests pass",
-                    },
-                    verificationCommand: {
-                      hint: "10 to 500 characters: the command that proves it works",
-                      example: "deno test --allow-all tests/",
-                    },
-                    riskClass: {
-                      "hint":
-                        "local (only this change), shared-state (touches data or config others use) or irreversible (migrations, deletions, releases)",
-                      example: "local",
-                    },
-                  },
+                  suggestions: agentFirstSuggestions,
                   fields: [
                     {
                       path: "title",
@@ -340,76 +254,14 @@ export const ticketExamples: ExampleTable = {
     responses: {
       200: {
         data: {
-          id: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-          number: 12,
-          ticketRef: "WEB-12",
-          title: "Login form",
-          description: "Email and password sign-in for the web app",
-          type: "feature",
-          tags: [
-            "auth",
-            "priority:high",
-          ],
-          priority: "high",
-          status: "backlog",
-          expectedFiles: [
-            "src/login.ts",
-            "src/login.test.ts",
-          ],
-          doneDefinition: "A user can sign in with email and password",
-          verificationCommand: "deno test src/login.test.ts",
-          riskClass: "local",
-          outOfScope: null,
-          acceptanceCriteria: [
-            {
-              title: "Valid credentials sign in",
-              requiresEvidence: true,
-            },
-            {
-              title: "A wrong password shows an error",
-              requiresEvidence: false,
-            },
-          ],
-          criteriaAcknowledgedAt: null,
-          assignee: null,
-          subAgentName: null,
-          reviewerAgentId: null,
-          reviewHistory: [],
-          reviewHandoff: null,
-          parentId: null,
-          parentTicketId: null,
-          branch: null,
-          sprintId: null,
-          humanOnly: false,
-          storyPoints: null,
-          noArtifact: false,
-          noArtifactReason: null,
-          createdByAgentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
-          statusChangedAt: "2026-11-26T23:02:00.345Z",
-          createdAt: "2026-11-26T23:02:00.345Z",
-          updatedAt: "2026-11-26T23:02:00.345Z",
+          ...loginTicket,
           ledger: [],
         },
         meta: {
           callsRemaining: 14969,
         },
       },
-      404: {
-        error: {
-          code: "TICKET_NOT_FOUND",
-          message: 'Cannot find ticket "WEB-99" in this project',
-          details: {
-            ref: "WEB-99",
-            recovery: {
-              action: "RESOLVE_TICKET_REF",
-              endpoint: "GET /board",
-              payloadHint: null,
-              "hint":
-                'No ticket "WEB-99" in this project: list the board and use a ticket\'s id or its <PREFIX>-<number> key',
-            },
-          },
-        },
-      },
+      404: ticketNotFound,
     },
   },
   "GET /board": {
@@ -435,20 +287,7 @@ export const ticketExamples: ExampleTable = {
               riskClass: "local",
               outOfScope: null,
               acceptanceCriteria: [],
-              criteriaAcknowledgedAt: null,
-              assignee: null,
-              subAgentName: null,
-              reviewerAgentId: null,
-              reviewHistory: [],
-              reviewHandoff: null,
-              parentId: null,
-              parentTicketId: null,
-              branch: null,
-              sprintId: null,
-              humanOnly: false,
-              storyPoints: null,
-              noArtifact: false,
-              noArtifactReason: null,
+              ...untouchedTicket,
               createdByAgentId: "dbece4ea-d293-4a94-b183-a9eb073465b8",
               statusChangedAt: "2026-11-26T23:01:59.960Z",
               createdAt: "2026-11-26T23:01:59.960Z",
@@ -490,20 +329,7 @@ export const ticketExamples: ExampleTable = {
               riskClass: "local",
               outOfScope: null,
               acceptanceCriteria: [],
-              criteriaAcknowledgedAt: null,
-              assignee: null,
-              subAgentName: null,
-              reviewerAgentId: null,
-              reviewHistory: [],
-              reviewHandoff: null,
-              parentId: null,
-              parentTicketId: null,
-              branch: null,
-              sprintId: null,
-              humanOnly: false,
-              storyPoints: null,
-              noArtifact: false,
-              noArtifactReason: null,
+              ...untouchedTicket,
               createdByAgentId: "dbece4ea-d293-4a94-b183-a9eb073465b8",
               statusChangedAt: "2026-11-26T23:02:00.032Z",
               createdAt: "2026-11-26T23:02:00.032Z",
@@ -579,54 +405,7 @@ export const ticketExamples: ExampleTable = {
           query: "login",
           results: [
             {
-              id: "a9cc49b7-709e-40f1-8c63-32ce857b1915",
-              number: 12,
-              ticketRef: "WEB-12",
-              title: "Login form",
-              description: "Email and password sign-in for the web app",
-              type: "feature",
-              tags: [
-                "auth",
-                "priority:high",
-              ],
-              priority: "high",
-              status: "backlog",
-              expectedFiles: [
-                "src/login.ts",
-                "src/login.test.ts",
-              ],
-              doneDefinition: "A user can sign in with email and password",
-              verificationCommand: "deno test src/login.test.ts",
-              riskClass: "local",
-              outOfScope: null,
-              acceptanceCriteria: [
-                {
-                  title: "Valid credentials sign in",
-                  requiresEvidence: true,
-                },
-                {
-                  title: "A wrong password shows an error",
-                  requiresEvidence: false,
-                },
-              ],
-              criteriaAcknowledgedAt: null,
-              assignee: null,
-              subAgentName: null,
-              reviewerAgentId: null,
-              reviewHistory: [],
-              reviewHandoff: null,
-              parentId: null,
-              parentTicketId: null,
-              branch: null,
-              sprintId: null,
-              humanOnly: false,
-              storyPoints: null,
-              noArtifact: false,
-              noArtifactReason: null,
-              createdByAgentId: "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
-              statusChangedAt: "2026-11-26T23:02:00.345Z",
-              createdAt: "2026-11-26T23:02:00.345Z",
-              updatedAt: "2026-11-26T23:02:00.345Z",
+              ...loginTicket,
               rank: 0.0608,
               snippet: "Email and password sign-in for the web app",
             },

@@ -84,7 +84,7 @@ export async function admit(ctx: ServiceCtx, input: AdmitInput): Promise<Admissi
     : null;
   if (!kind) return null;
   const now = ctx.clock.now();
-  const row = await admissionStatement(ctx, await hashToken(token), kind, now, input);
+  const row = await admissionStatement(ctx, hashToken(token), kind, now, input);
   if (!row || !row.valid) {
     // Not this path's kind of token (a sub-agent name on it): the general path decides, nothing charged.
     if (row && !row.fast) return null;

@@ -83,8 +83,8 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
 }
 
 /** The token by its hash, with its agent, project, organization, session, parent token and sub-agent. */
-async function loadToken(db: DbOrTrx, token: string): Promise<TokenRow | undefined> {
-  const hash = await hashToken(token);
+function loadToken(db: DbOrTrx, token: string): Promise<TokenRow | undefined> {
+  const hash = hashToken(token);
   return db
     .selectFrom("tokens as t")
     .innerJoin("agents as a", "a.id", "t.agent_id")

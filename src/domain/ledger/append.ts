@@ -33,7 +33,10 @@ export interface AppendResult {
   agentOffline?: true;
 }
 
-/** Writes one ledger entry from the caller (`source: agent`) in one transaction. */
+/**
+ * Writes one ledger entry from the caller (`source: agent`): with its side effects (BLOCKED, a critical
+ * alert) in one transaction, otherwise in one statement.
+ */
 export async function appendEntry(
   ctx: ActorCtx,
   input: LedgerEntryInput,

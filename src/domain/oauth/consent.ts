@@ -94,7 +94,7 @@ export async function sessionUser(
   const row = await ctx.db.selectFrom("web_sessions")
     .innerJoin("users", "users.id", "web_sessions.user_id")
     .select(["users.id", "users.email", "users.name"])
-    .where("web_sessions.id_hash", "=", await hashToken(cookieValue))
+    .where("web_sessions.id_hash", "=", hashToken(cookieValue))
     .where("web_sessions.expires_at", ">", ctx.clock.now())
     .executeTakeFirst();
   return row ?? null;
@@ -134,7 +134,7 @@ export async function signIn(
   const sessionValue = randomSecret(32);
   const expiresAt = new Date(now.getTime() + WEB_SESSION_TTL_MS);
   await ctx.db.insertInto("web_sessions").values({
-    id_hash: await hashToken(sessionValue),
+    id_hash: hashToken(sessionValue),
     user_id: user.id,
     created_at: now,
     expires_at: expiresAt,
@@ -246,7 +246,7 @@ export async function issueCode(
   const code = CODE_PREFIX + randomSecret(32);
   await ctx.db.insertInto("oauth_codes").values({
     id: crypto.randomUUID(),
-    code_hash: await hashToken(code),
+    code_hash: hashToken(code),
     client_id: input.clientId,
     redirect_uri: input.redirectUri,
     code_challenge: input.codeChallenge,
@@ -263,13 +263,13 @@ export async function issueCode(
 /** Ends a browser session (sign-out): the cookie no longer signs anyone in. */
 export async function signOut(ctx: ServiceCtx, cookieValue: string | undefined): Promise<void> {
   if (!cookieValue || cookieValue.length > 200) return;
-  await ctx.db.deleteFrom("web_sessions").where("id_hash", "=", await hashToken(cookieValue)).execute();
+  await ctx.db.deleteFrom("web_sessions").where("id_hash", "=", hashToken(cookieValue)).execute();
 }
 
 /** Per-form CSRF token bound to the browser cookie (session or pre-session) and the form's purpose. */
-export async function csrfToken(
+export function csrfToken(
   cookieValue: string,
   purpose: "signin" | "consent" | "dashboard",
-): Promise<string> {
-  return await hashToken(`oauth-csrf:${purpose}:${cookieValue}`);
+): string {
+  return hashToken(`oauth-csrf:${purpose}:${cookieValue}`);
 }

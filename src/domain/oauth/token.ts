@@ -216,7 +216,7 @@ async function redeemCode(ctx: ServiceCtx, params: TokenParams): Promise<TokenRe
   }
   const now = ctx.clock.now();
   const row = await ctx.db.selectFrom("oauth_codes").selectAll()
-    .where("code_hash", "=", await hashToken(code)).executeTakeFirst();
+    .where("code_hash", "=", hashToken(code)).executeTakeFirst();
   if (!row) throw invalidGrant("The authorization code is invalid");
   if (row.used_at !== null) {
     await revokeCodeFamilies(ctx.db, row.id, now);
@@ -289,7 +289,7 @@ async function nextTokens(
     row: {
       id: crypto.randomUUID(),
       ...family,
-      token_hash: await hashToken(refreshToken),
+      token_hash: hashToken(refreshToken),
       client_id: row.client_id,
       user_id: row.user_id,
       project_id: row.project_id,
@@ -313,7 +313,7 @@ async function refresh(ctx: ServiceCtx, params: TokenParams): Promise<TokenRespo
   const now = ctx.clock.now();
   const row = presented.startsWith(REFRESH_TOKEN_PREFIX)
     ? await ctx.db.selectFrom("oauth_refresh_tokens").selectAll()
-      .where("token_hash", "=", await hashToken(presented)).executeTakeFirst()
+      .where("token_hash", "=", hashToken(presented)).executeTakeFirst()
     : undefined;
   if (!row) throw invalidGrant("The refresh token is invalid");
   if (row.revoked_at !== null) throw invalidGrant("The refresh token was revoked");
@@ -360,7 +360,7 @@ export async function revokeToken(
   const now = ctx.clock.now();
   if (token.startsWith(REFRESH_TOKEN_PREFIX)) {
     const row = await ctx.db.selectFrom("oauth_refresh_tokens").select("family_id")
-      .where("token_hash", "=", await hashToken(token)).executeTakeFirst();
+      .where("token_hash", "=", hashToken(token)).executeTakeFirst();
     if (row) await revokeFamily(ctx.db, row.family_id, now);
     return;
   }

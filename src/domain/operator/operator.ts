@@ -203,7 +203,7 @@ export async function createApiKey(
     await trx.insertInto("tokens").values({
       id,
       kind: "api_key",
-      token_hash: await hashToken(key),
+      token_hash: hashToken(key),
       project_id: projectId,
       agent_id: agentId,
       session_id: null,

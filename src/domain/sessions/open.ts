@@ -97,7 +97,7 @@ export async function issueSessionToken(
   await trx.insertInto("tokens").values({
     id: tokenId,
     kind: "session",
-    token_hash: await hashToken(sessionToken),
+    token_hash: hashToken(sessionToken),
     project_id: input.projectId,
     agent_id: input.agentId,
     session_id: input.sessionId,

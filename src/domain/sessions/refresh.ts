@@ -117,7 +117,7 @@ async function findToken(db: DbOrTrx, token: string): Promise<RefreshableToken |
       "s.id as sessionId",
       "s.status as sessionStatus",
     ])
-    .where("t.token_hash", "=", await hashToken(token)).where("t.kind", "=", "session")
+    .where("t.token_hash", "=", hashToken(token)).where("t.kind", "=", "session")
     .executeTakeFirst();
 }
 

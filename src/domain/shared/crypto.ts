@@ -22,8 +22,8 @@ export function randomSecret(bytes = 32): string {
  * microsecond; WebCrypto's `subtle.digest` hops to a worker thread and back, which cost about 13 % of the
  * service's CPU on `GET /me` under load (profiled).
  */
-export function hashToken(token: string): Promise<string> {
-  return Promise.resolve(createHash("sha256").update(token).digest("hex"));
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
 }
 
 /** scrypt cost: N = 2^14, r = 8, p = 1 (16 MiB of memory per hash), 32-byte key, 16-byte salt. */

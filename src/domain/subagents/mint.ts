@@ -105,7 +105,7 @@ async function writeMint(trx: Trx, actor: Actor, m: Mint): Promise<string> {
   await trx.insertInto("tokens").values({
     id: crypto.randomUUID(),
     kind: "subagent",
-    token_hash: await hashToken(m.token),
+    token_hash: hashToken(m.token),
     project_id: actor.projectId,
     agent_id: actor.agentId,
     session_id: sessionId,

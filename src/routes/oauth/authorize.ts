@@ -107,19 +107,19 @@ function redirectHost(redirectUri: string): string {
   return redirectUri.split(/[?#]/)[0]!;
 }
 
-async function renderSignIn(
+function renderSignIn(
   c: Context<AppEnv>,
   hidden: Hidden,
   status: 200 | 401 | 429,
   error?: string,
   email?: string,
-): Promise<Response> {
+): Response {
   let pre = getCookie(c, PRE_COOKIE);
   if (!pre || !/^[A-Za-z0-9_-]{32,64}$/.test(pre)) {
     pre = randomSecret(32);
     setSessionCookie(c, PRE_COOKIE, pre, 3600);
   }
-  const csrf = await csrfToken(pre, "signin");
+  const csrf = csrfToken(pre, "signin");
   return html(
     c,
     signInPage({ hidden, csrf, ...(error ? { error } : {}), ...(email ? { email } : {}) }),
@@ -138,7 +138,7 @@ async function renderConsent(
 ): Promise<Response> {
   const ctx = serviceCtx(c.get("deps"));
   const projects = await userProjects(ctx, user.id);
-  const csrf = await csrfToken(sessionValue, "consent");
+  const csrf = csrfToken(sessionValue, "consent");
   return html(
     c,
     consentPage({
@@ -185,7 +185,7 @@ export function authorizeApp(): Hono<AppEnv> {
     }
     const sessionValue = getCookie(c, SESSION_COOKIE);
     const user = await sessionUser(ctx, sessionValue);
-    if (!user || !sessionValue) return await renderSignIn(c, read.hidden, 200);
+    if (!user || !sessionValue) return renderSignIn(c, read.hidden, 200);
     return await renderConsent(c, read.hidden, sessionValue, user, check);
   });
 
@@ -227,7 +227,7 @@ export function authorizeApp(): Hono<AppEnv> {
 
     if (action === "signin") {
       const pre = getCookie(c, PRE_COOKIE);
-      if (!pre || csrf === "" || !timingSafeEqual(csrf, await csrfToken(pre, "signin"))) {
+      if (!pre || csrf === "" || !timingSafeEqual(csrf, csrfToken(pre, "signin"))) {
         return html(c, formExpiredPage(), 403);
       }
       const email = one("email");
@@ -235,7 +235,7 @@ export function authorizeApp(): Hono<AppEnv> {
       if (!result.ok) {
         if (result.limited) {
           c.header("Retry-After", "300");
-          return await renderSignIn(
+          return renderSignIn(
             c,
             read.hidden,
             429,
@@ -243,7 +243,7 @@ export function authorizeApp(): Hono<AppEnv> {
             email,
           );
         }
-        return await renderSignIn(c, read.hidden, 401, "Email or password is incorrect.", email);
+        return renderSignIn(c, read.hidden, 401, "Email or password is incorrect.", email);
       }
       setSessionCookie(c, SESSION_COOKIE, result.sessionValue, Math.floor(WEB_SESSION_TTL_MS / 1000));
       const query = new URLSearchParams(read.hidden).toString();
@@ -254,9 +254,9 @@ export function authorizeApp(): Hono<AppEnv> {
     const sessionValue = getCookie(c, SESSION_COOKIE);
     const user = await sessionUser(ctx, sessionValue);
     if (!user || !sessionValue) {
-      return await renderSignIn(c, read.hidden, 401, "Your sign-in has expired. Sign in again.");
+      return renderSignIn(c, read.hidden, 401, "Your sign-in has expired. Sign in again.");
     }
-    if (csrf === "" || !timingSafeEqual(csrf, await csrfToken(sessionValue, "consent"))) {
+    if (csrf === "" || !timingSafeEqual(csrf, csrfToken(sessionValue, "consent"))) {
       return html(c, formExpiredPage(), 403);
     }
     if (action === "deny") {
