@@ -21,5 +21,16 @@ while (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); do
 dir=$(mktemp -d /tmp/pgtemp.XXXXXX)
 chown postgres "$dir"
 su postgres -s /bin/bash -c "'$bindir/initdb' -D '$dir/data' -U postgres --auth=trust -E UTF8 >/dev/null"
-su postgres -s /bin/bash -c "'$bindir/pg_ctl' -D '$dir/data' -l '$dir/log' -w -o '-p $port -h 127.0.0.1 -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300' start >/dev/null"
-echo "$dir postgres://postgres@127.0.0.1:$port/postgres"
+# A port that looked free can still be taken before the server binds it (a listener that came up meanwhile,
+# or the local end of a client connection: loopback clients take ephemeral ports): then the next one.
+for attempt in $(seq 1 20); do
+  if su postgres -s /bin/bash -c "'$bindir/pg_ctl' -D '$dir/data' -l '$dir/log' -w -o '-p $port -h 127.0.0.1 -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300' start >/dev/null"; then
+    echo "$dir postgres://postgres@127.0.0.1:$port/postgres"
+    exit 0
+  fi
+  grep -q "Address already in use" "$dir/log" || break
+  port=$((port + 1))
+  while (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+done
+echo "pg-temp.sh: PostgreSQL did not start (log: $dir/log)" >&2
+exit 1

@@ -127,7 +127,8 @@ async function pgctl(dir: string, args: string): Promise<void> {
 /** A throwaway PostgreSQL from `scripts/pg-temp.sh`, on a port above the shared server's. */
 export async function startPostgres(): Promise<TempPostgres> {
   const out = await run(`${ROOT}/scripts/pg-temp.sh`, [], {
-    PGTEMP_PORT: String(56000 + Math.floor(Math.random() * 2000)),
+    // Below Linux's ephemeral range (32768-60999), where loopback clients' local ports would collide.
+    PGTEMP_PORT: String(20000 + Math.floor(Math.random() * 10000)),
   });
   const [dir, url] = out.trim().split(/\s+/) as [string, string];
   const port = Number(new URL(url).port);
