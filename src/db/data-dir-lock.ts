@@ -14,7 +14,9 @@ export const LOCK_FILE = "lock";
 export class DataDirInUseError extends Error {
   constructor(readonly dataDir: string, readonly holderPid: number | null) {
     super(
-      `data directory ${dataDir} is in use by ${holderPid === null ? "another process" : `process ${holderPid}`}` +
+      `data directory ${dataDir} is in use by ${
+        holderPid === null ? "another process" : `process ${holderPid}`
+      }` +
         " (the embedded database takes one process at a time: stop that one or set another DATA_DIR)",
     );
     this.name = "DataDirInUseError";
