@@ -4,6 +4,7 @@ import { systemClock } from "@/clock.ts";
 import { type Config, readConfig } from "@/config.ts";
 import { openDatabase, type OpenedDatabase } from "@/db/dialect.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
+import { DataDirInUseError } from "@/db/data-dir-lock.ts";
 import { ADMIN_TOKEN_FILE, ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startBackgroundWork } from "@/worker.ts";
 import { defaultLogFormat, logWriter } from "@/http/access-log.ts";
@@ -122,6 +123,8 @@ try {
   const demo = embedded && !config.noDemo ? await ensureDemo(opened.db, clock) : null;
   started = { adminToken, demo };
 } catch (err) {
+  // Another process serves this data directory: say which, not that the database is broken.
+  if (err instanceof DataDirInUseError) fatal(err.message);
   fatal(`${where(config)} is not usable: ${messageOf(err)}`);
 }
 const { db, engine, close } = opened!;

@@ -3,6 +3,7 @@ import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "./postgres-js/index.js";
 import type { Database, Db } from "./database.ts";
+import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 
 export type Engine = "pglite" | "postgres";
 
@@ -16,7 +17,8 @@ export interface OpenedDatabase {
 
 /**
  * Opens the database named by `url`: a `postgres://` URL uses postgres.js, `memory://` an in-memory
- * PGlite, and `undefined` an embedded PGlite stored in `dataDir`.
+ * PGlite, and `undefined` an embedded PGlite stored in `dataDir`, which this process then holds until
+ * `close()` (another opener gets `DataDirInUseError`, see data-dir-lock.ts).
  */
 export async function openDatabase(
   url: string | undefined,
@@ -53,26 +55,38 @@ export async function openDatabase(
       },
     };
   }
-  let pglite: PGlite;
-  if (url === "memory://") {
-    // Tests start from a dump of an already migrated database: much faster than initdb each time.
-    pglite = new PGlite({
-      ...options.pglite,
-      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-    });
-  } else {
+  let lock: DataDirLock | undefined;
+  if (url !== "memory://") {
     await Deno.mkdir(dataDir, { recursive: true });
-    pglite = new PGlite(`${dataDir.replace(/\/+$/, "")}/pgdata`);
+    // Before PGlite reads a file: a second process on the directory would fork the database.
+    lock = await lockDataDir(dataDir);
   }
-  await pglite.waitReady;
+  let pglite: PGlite;
+  try {
+    pglite = url === "memory://"
+      // Tests start from a dump of an already migrated database: much faster than initdb each time.
+      ? new PGlite({
+        ...options.pglite,
+        ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      })
+      : new PGlite(`${dataDir.replace(/\/+$/, "")}/pgdata`);
+    await pglite.waitReady;
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
   return {
     db,
     engine: "pglite",
     pglite,
     close: async () => {
-      await db.destroy();
-      if (!pglite.closed) await pglite.close();
+      try {
+        await db.destroy();
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }
