@@ -1,5 +1,5 @@
 // The SDK as a Node project uses it: `deno task sdk` builds the package into a temporary directory (two
-// concurrent suites never share one), `npm pack` + `npm install` put it in a scratch npm project (openapi-fetch
+// concurrent suites never share one), `npm install` puts it in a scratch npm project (openapi-fetch
 // comes from the npm registry), a .mjs script calls a real service on a loopback port, and tsc checks a
 // TypeScript consumer against the installed .d.ts. Skipped, saying so, when node or npm is absent.
 import assert from "node:assert/strict";
@@ -38,18 +38,20 @@ async function hasNodeAndNpm(): Promise<boolean> {
   }
 }
 
-/** Builds the SDK with `deno task sdk`, packs it and installs the tarball into a fresh npm project. */
+/**
+ * Builds the SDK with `deno task sdk` and installs the folder into a fresh npm project. `--install-links`
+ * installs a folder outside the project as npm installs a published package (its files copied, its
+ * dependencies from the registry); without it npm only symlinks the folder and installs no dependency.
+ */
 async function installSdk(work: string): Promise<string> {
   await run(Deno.execPath(), ["task", "sdk", `${work}/sdk`], ROOT.pathname);
-  const tarball = (await run("npm", ["pack", "--silent", "--pack-destination", work, `${work}/sdk`], work))
-    .trim();
   const app = `${work}/app`;
   await Deno.mkdir(app);
   await Deno.writeTextFile(
     `${app}/package.json`,
     JSON.stringify({ name: "scratch", private: true, type: "module" }),
   );
-  await run("npm", ["install", "--no-audit", "--no-fund", `${work}/${tarball}`], app);
+  await run("npm", ["install", "--no-audit", "--no-fund", "--install-links", `${work}/sdk`], app);
   return app;
 }
 
