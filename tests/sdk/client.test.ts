@@ -1,7 +1,7 @@
 // The generated client from Deno: one method per operationId of the document, each a typed call that
 // answers { data, error, response } like openapi-fetch, over the in-process app.
 import assert from "node:assert/strict";
-import { createClient, OPERATIONS, type SvcApi } from "../../generated/client.ts";
+import { createClient, OPERATIONS, type SvcApi, type SvcClientOptions } from "../../generated/client.ts";
 import { DOCUMENT_PATH } from "../../scripts/openapi-artifacts.ts";
 import { env, newProject, pairAgent, test } from "../helpers/mod.ts";
 
@@ -21,14 +21,21 @@ async function documentOperations(): Promise<Map<string, string>> {
   return found;
 }
 
-/** The typed client over the in-process app; `seen` records the URLs it requested. */
-async function client(token?: string, seen: string[] = []): Promise<SvcApi> {
+/** The typed client over the in-process app; `seen` records each request's method, URL and X-Trace header. */
+async function client(
+  token?: string,
+  seen: string[] = [],
+  extra: Partial<SvcClientOptions> = {},
+): Promise<SvcApi> {
   const e = await env();
   return createClient({
     baseUrl: `${ORIGIN}/api`,
+    ...extra,
     ...(token ? { token } : {}),
     fetch: async (req: Request) => {
-      seen.push(`${req.method} ${req.url}`);
+      seen.push(
+        `${req.method} ${req.url}${req.headers.has("x-trace") ? ` ${req.headers.get("x-trace")}` : ""}`,
+      );
       const url = new URL(req.url);
       const body = req.method === "GET" || req.method === "HEAD" ? null : await req.text();
       return await e.fetch(url.pathname + url.search, { method: req.method, headers: req.headers, body });
@@ -88,5 +95,21 @@ test("operations the document places at the origin (OAuth) are called there, the
     `GET ${ORIGIN}/.well-known/oauth-authorization-server`,
     `GET ${ORIGIN}/api/oauth/jwks`,
     `GET ${ORIGIN}/api/me`,
+  ]);
+});
+
+test("createClient({ origin, headers }): OAuth operations go to the given origin, and the headers go with every call", async () => {
+  const seen: string[] = [];
+  const api = await client("svc_sess_unknown", seen, {
+    origin: "http://auth.example",
+    headers: { "X-Trace": "t1" },
+  });
+  const metadata = await api.getWellKnownOauthAuthorizationServer();
+  assert.equal(metadata.response.status, 200);
+  const me = await api.getMe({ headers: { "X-Trace": "t2" } });
+  assert.equal(me.response.status, 401);
+  assert.deepEqual(seen, [
+    "GET http://auth.example/.well-known/oauth-authorization-server t1",
+    `GET ${ORIGIN}/api/me t2`,
   ]);
 });
