@@ -5,9 +5,10 @@
  *   deno run --allow-net examples/agent-loop.ts <origin> <generator pairing code> <evaluator pairing code>
  *
  * Another project imports the client as `@svc/coordination/client` (deno.json `exports`); here it is the
- * file itself. Every call returns `{ data, error, response }`; `error` carries the service's recovery hint.
+ * file itself; Node projects install the package `deno task sdk` builds. Each method is an operationId of the
+ * OpenAPI document; every call returns `{ data, error, response }`; `error` carries the recovery hint.
  */
-import { createSvcClient, type SvcClient } from "../generated/client.ts";
+import { createClient, type SvcApi } from "../generated/client.ts";
 
 const [origin = "http://localhost:8787", generatorCode, evaluatorCode] = Deno.args;
 if (!generatorCode || !evaluatorCode) {
@@ -25,14 +26,14 @@ function ok<T>(step: string, res: { data?: T; error?: unknown; response: Respons
   return res.data;
 }
 
-async function pair(code: string, agentName: string): Promise<{ api: SvcClient; sessionId: string }> {
-  const anonymous = createSvcClient({ baseUrl });
+async function pair(code: string, agentName: string): Promise<{ api: SvcApi; sessionId: string }> {
+  const anonymous = createClient({ baseUrl });
   const paired = ok(
     "pair " + agentName,
-    await anonymous.POST("/pair/connect", { body: { code, agentName } }),
+    await anonymous.postPairConnect({ body: { code, agentName } }),
   );
   return {
-    api: createSvcClient({ baseUrl, token: paired.data.sessionToken }),
+    api: createClient({ baseUrl, token: paired.data.sessionToken }),
     sessionId: paired.data.sessionId,
   };
 }
@@ -40,11 +41,11 @@ async function pair(code: string, agentName: string): Promise<{ api: SvcClient; 
 // 1. The generator pairs; its session token authenticates every later call.
 const gen = await pair(generatorCode, "generator");
 // 2. The project brief says what the project is for.
-ok("brief", await gen.api.PATCH("/brief", { body: { scope: "A login page for the demo app" } }));
+ok("brief", await gen.api.patchBrief({ body: { scope: "A login page for the demo app" } }));
 // 3. A ticket with acceptance criteria (begin refuses a ticket without them).
 const ticket = ok(
   "ticket",
-  await gen.api.POST("/ticket", {
+  await gen.api.postTicket({
     body: {
       title: "Login form",
       expectedFiles: ["src/login.ts"],
@@ -58,7 +59,7 @@ const ticket = ok(
 // 4. Begin: takes the ticket, claims its files, acknowledges the criteria.
 ok(
   "begin",
-  await gen.api.POST("/begin", {
+  await gen.api.postBegin({
     body: { ticketId: ticket.id, files: ["src/login.ts"], acknowledgeCriteria: true },
   }),
 );
@@ -68,13 +69,13 @@ for (
 ) {
   ok(
     `ledger ${type}`,
-    await gen.api.POST("/ledger", { body: { type, content, sessionId: gen.sessionId, ticketId: ticket.id } }),
+    await gen.api.postLedger({ body: { type, content, sessionId: gen.sessionId, ticketId: ticket.id } }),
   );
 }
 // 6. Handoff: the ticket moves to review, claims are released, and this session token stops working.
 const handoff = ok(
   "handoff",
-  await gen.api.POST("/handoff", {
+  await gen.api.postHandoff({
     body: {
       moduleName: "login",
       summary: "Login form",
@@ -86,16 +87,16 @@ const handoff = ok(
 ).data;
 console.log(
   `ticket ${ticket.ticketRef} is ${handoff.review?.ticketStatus}; generator token now: ${
-    (await gen.api.GET("/me")).response.status
+    (await gen.api.getMe()).response.status
   }`,
 );
 // 7. The evaluator pairs, reads the ticket, and approves it.
 const evaluator = await pair(evaluatorCode, "evaluator");
 const read =
-  ok("review", await evaluator.api.GET("/ticket", { params: { query: { key: ticket.ticketRef } } })).data;
+  ok("review", await evaluator.api.getTicket({ params: { query: { key: ticket.ticketRef } } })).data;
 const approved = ok(
   "approve",
-  await evaluator.api.POST("/ticket/{ticketId}/approve", {
+  await evaluator.api.postTicketApprove({
     params: { path: { ticketId: read.id } },
     body: {},
   }),

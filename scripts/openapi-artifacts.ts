@@ -2,8 +2,11 @@ import openapiTS, { astToString } from "openapi-typescript";
 import { createApi } from "@/app.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
 
+export { clientText } from "./client-gen.ts";
+
 export const DOCUMENT_PATH = new URL("../openapi/openapi.json", import.meta.url);
 export const SCHEMA_PATH = new URL("../generated/schema.ts", import.meta.url);
+export const CLIENT_PATH = new URL("../generated/client.ts", import.meta.url);
 
 /** The OpenAPI document exactly as committed in openapi/openapi.json. */
 export function documentText(): string {

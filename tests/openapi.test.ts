@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { DOCUMENT_PATH, documentText, SCHEMA_PATH, schemaText } from "../scripts/openapi-artifacts.ts";
+import {
+  CLIENT_PATH,
+  clientText,
+  DOCUMENT_PATH,
+  documentText,
+  SCHEMA_PATH,
+  schemaText,
+} from "../scripts/openapi-artifacts.ts";
 import { contractChecked, contractProblems } from "./helpers/contract-check.ts";
 import { loadContract } from "./security/fuzz/spec.ts";
 import { call, test } from "./helpers/mod.ts";
@@ -11,6 +18,10 @@ test("openapi/openapi.json is up to date (run `deno task openapi`)", async () =>
 test("generated/schema.ts is up to date (run `deno task gen`)", async () => {
   const document = await Deno.readTextFile(DOCUMENT_PATH);
   assert.equal(await Deno.readTextFile(SCHEMA_PATH), await schemaText(document));
+});
+
+test("generated/client.ts is up to date (run `deno task gen`)", async () => {
+  assert.equal(await Deno.readTextFile(CLIENT_PATH), clientText(await Deno.readTextFile(DOCUMENT_PATH)));
 });
 
 test("GET /openapi.json serves the committed document, OpenAPI 3.1", async () => {
