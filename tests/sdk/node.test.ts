@@ -1,7 +1,9 @@
 // The SDK as a Node project uses it: `deno task sdk` builds the package into a temporary directory (two
-// concurrent suites never share one), `npm install` puts it in a scratch npm project (openapi-fetch
-// comes from the npm registry), a .mjs script calls a real service on a loopback port, and tsc checks a
-// TypeScript consumer against the installed .d.ts. Skipped, saying so, when node or npm is absent.
+// concurrent suites never share one), a plain `npm install <folder>` puts it in a scratch npm project (npm
+// symlinks the folder and installs no dependency of it: the package has none, openapi-fetch is vendored),
+// a .mjs script calls a real service on a loopback port, tsc checks a TypeScript consumer against the
+// installed .d.ts, and the package's `npm pack` tarball installs and imports too. Skipped, saying so, when
+// node or npm is absent.
 import assert from "node:assert/strict";
 import ts from "typescript";
 import { createApp } from "@/app.ts";
@@ -38,20 +40,25 @@ async function hasNodeAndNpm(): Promise<boolean> {
   }
 }
 
+/** A fresh npm project in `dir`. */
+async function npmProject(dir: string): Promise<string> {
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(
+    `${dir}/package.json`,
+    JSON.stringify({ name: "scratch", private: true, type: "module" }),
+  );
+  return dir;
+}
+
 /**
- * Builds the SDK with `deno task sdk` and installs the folder into a fresh npm project. `--install-links`
- * installs a folder outside the project as npm installs a published package (its files copied, its
- * dependencies from the registry); without it npm only symlinks the folder and installs no dependency.
+ * Builds the SDK with `deno task sdk` and installs the folder into a fresh npm project, as its README says:
+ * a plain `npm install <folder>` (no `--install-links`), which links the folder and installs none of its
+ * dependencies, so the package must need none.
  */
 async function installSdk(work: string): Promise<string> {
   await run(Deno.execPath(), ["task", "sdk", `${work}/sdk`], ROOT.pathname);
-  const app = `${work}/app`;
-  await Deno.mkdir(app);
-  await Deno.writeTextFile(
-    `${app}/package.json`,
-    JSON.stringify({ name: "scratch", private: true, type: "module" }),
-  );
-  await run("npm", ["install", "--no-audit", "--no-fund", "--install-links", `${work}/sdk`], app);
+  const app = await npmProject(`${work}/app`);
+  await run("npm", ["install", "--no-audit", "--no-fund", `${work}/sdk`], app);
   return app;
 }
 
@@ -98,16 +105,17 @@ function typeCheck(app: string): string[] {
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     lib: ["lib.es2022.d.ts", "lib.dom.d.ts"],
     types: [],
-    // The package's own .d.ts files are not checked again (deno task check does the sources); the
-    // consumer's calls are still checked against them.
-    skipLibCheck: true,
+    // The package's .d.ts files, the vendored openapi-fetch's included, are checked too (an import in them
+    // that does not resolve would otherwise pass unreported); TypeScript's own lib files are not.
+    skipLibCheck: false,
+    skipDefaultLibCheck: true,
   });
   return ts.getPreEmitDiagnostics(program).map((d) =>
     `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`
   );
 }
 
-test("the npm package built by `deno task sdk` installs with npm and, from Node, pairs an agent and calls getMe, getTicket and an OAuth operation; its .d.ts types a consumer", async () => {
+test("the npm package built by `deno task sdk` installs with a plain `npm install <folder>` (or its tarball) and, from Node, pairs an agent and calls getMe, getTicket and an OAuth operation; its .d.ts types a consumer", async () => {
   if (!await hasNodeAndNpm()) {
     console.log("SKIPPED: node or npm is not on PATH, the SDK's Node test cannot run");
     return;
@@ -129,8 +137,10 @@ test("the npm package built by `deno task sdk` installs with npm and, from Node,
     const installed = JSON.parse(await Deno.readTextFile(`${project}/node_modules/${PACKAGE}/package.json`));
     assert.equal(installed.type, "module");
     assert.deepEqual(installed.exports["."], { types: "./client.d.ts", import: "./client.js" });
-    assert.ok(installed.dependencies["openapi-fetch"]);
-    await Deno.stat(`${project}/node_modules/openapi-fetch/package.json`);
+    assert.equal(installed.dependencies, undefined);
+    const modules = [];
+    for await (const entry of Deno.readDir(`${project}/node_modules`)) modules.push(entry.name);
+    assert.deepEqual(modules.filter((name) => !name.startsWith(".")), ["@svc"]);
 
     await Deno.writeTextFile(`${project}/main.mjs`, SCRIPT);
     const output = JSON.parse(await run("node", ["main.mjs", origin, code], project));
@@ -145,6 +155,21 @@ test("the npm package built by `deno task sdk` installs with npm and, from Node,
 
     await Deno.writeTextFile(`${project}/consumer.mts`, CONSUMER);
     assert.deepEqual(typeCheck(project), []);
+
+    // The tarball `npm pack` makes (what a registry would serve) holds the vendored files and works alike.
+    const [packed] = JSON.parse(await run("npm", ["pack", "--json", "./sdk"], work));
+    assert.ok(packed.files.some((f: { path: string }) => f.path === "vendor/openapi-fetch/index.mjs"));
+    const fromTarball = await npmProject(`${work}/from-tarball`);
+    await run("npm", ["install", "--no-audit", "--no-fund", `${work}/${packed.filename}`], fromTarball);
+    const imported = await run("node", [
+      "--input-type=module",
+      "-e",
+      `import { createClient } from "${PACKAGE}";
+const api = createClient({ baseUrl: process.argv[1] + "/api" });
+console.log((await api.getWellKnownOauthAuthorizationServer()).response.status);`,
+      origin,
+    ], fromTarball);
+    assert.equal(imported.trim(), "200");
   } finally {
     await server.shutdown();
     await Deno.remove(work, { recursive: true });
