@@ -12596,6 +12596,15 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
+            /** @description invalid_request: body over 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
             /** @description Unexpected failure */
             500: {
                 headers: {
@@ -12662,6 +12671,15 @@ export interface operations {
                      *       "error_description": "Missing parameter token"
                      *     }
                      */
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
+            /** @description invalid_request: body over 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
@@ -13001,6 +13019,15 @@ export interface operations {
                      *       "error_description": "redirect_uris[0]: scheme \"javascript\" is not allowed"
                      *     }
                      */
+                    "application/json": components["schemas"]["OAuthRegisterError"];
+                };
+            };
+            /** @description invalid_client_metadata: body over 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["OAuthRegisterError"];
                 };
             };

@@ -199,7 +199,7 @@ test("OAUTH-002 attack: a NUL in a registered redirect_uri answers invalid_redir
   assertOAuthError(res, "invalid_redirect_uri");
 });
 
-test("OAUTH-002 attack: malformed JSON, wrong content type, deep nesting and a NUL key at registration answer invalid_client_metadata", async () => {
+test("OAUTH-002 attack: malformed JSON, wrong content type, deep nesting, an oversized body and a NUL in the name at registration answer invalid_client_metadata", async () => {
   assertOAuthError(await register({ raw: "{not json", type: "application/json" }), "invalid_client_metadata");
   assertOAuthError(
     await register({ raw: "redirect_uris=https://a.example.com/cb", type: "text/plain" }),
@@ -213,6 +213,8 @@ test("OAUTH-002 attack: malformed JSON, wrong content type, deep nesting and a N
     }),
     "invalid_client_metadata",
   );
+  const huge = `{"redirect_uris":["https://a.example.com/cb"],"client_name":"${"x".repeat(1024 * 1024)}"}`;
+  assertOAuthError(await register({ raw: huge, type: "application/json" }), "invalid_client_metadata", 413);
   const nulName = await register({
     raw: '{"redirect_uris":["https://a.example.com/cb"],"client_name":"a\\u0000b"}',
     type: "application/json",

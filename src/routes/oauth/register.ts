@@ -105,6 +105,7 @@ response types, non-string \`client_name\`; 413: body too large), \`temporarily_
       responses: {
         201: jsonResponse(OAuthClient, "The registered client"),
         400: jsonResponse(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
+        413: jsonResponse(OAuthRegisterError, "invalid_client_metadata: body over 1 MB"),
         429: jsonResponse(OAuthRegisterError, "slow_down (Retry-After)"),
         500: { description: "Unexpected failure" },
         503: jsonResponse(OAuthRegisterError, "temporarily_unavailable"),
