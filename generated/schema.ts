@@ -972,7 +972,12 @@ export interface paths {
          *     returns a new one; the family lives 30 days from the code exchange and rotation never extends it. A used token
          *     or a `client_id` mismatch answers `invalid_grant` and revokes the whole family. Each refresh re-checks that the
          *     organization is active, the project exists and is active and the user is still a member (else `invalid_grant`),
-         *     and re-applies the viewer cap (viewers get `read`).
+         *     and re-applies the viewer cap (viewers get `read`). An optional `scope` (RFC 6749 section 6) asks for
+         *     `read` or `write`: more than was granted at consent (`write` on a `read` grant) answers `invalid_scope`
+         *     and consumes nothing; less is issued as asked for this access token (the refresh token keeps the grant's scope).
+         *
+         *     An optional `resource` (RFC 8707, either grant) must be `{mcp_url}` (with or without a trailing slash) or
+         *     `{auth_url}`, else `invalid_target`.
          *
          *     Concurrent redemptions of one code or refreshes of one token: exactly one succeeds (the code or token is
          *     consumed by a conditional update in the transaction that stores the new refresh token); the others are
@@ -981,7 +986,9 @@ export interface paths {
          *     Responses carry `Cache-Control: no-store` and `Pragma: no-cache`. Errors `{ error, error_description }`:
          *     `invalid_request` (400: missing or repeated parameter, malformed verifier, unsupported content type),
          *     `invalid_grant` (400: invalid, expired or used code or refresh token, redirect_uri or client_id mismatch, PKCE
-         *     failure, authorization no longer valid), `unsupported_grant_type` (400), `temporarily_unavailable` (503).
+         *     failure, authorization no longer valid), `unsupported_grant_type` (400), `invalid_scope` (400, extension:
+         *     refresh asking for more scope than granted), `invalid_target` (400, extension: another `resource`),
+         *     `temporarily_unavailable` (503).
          */
         post: operations["postApiOauthToken"];
         delete?: never;
@@ -1004,7 +1011,9 @@ export interface paths {
          * @description No bearer token. Body `token` (+ optional `token_type_hint`), form-encoded or JSON.
          *     Answers `200 {}` for any token, recognised or not. A refresh token revokes its whole family (no token of it
          *     can be refreshed afterwards; access tokens already issued stay valid until they expire). A valid access token
-         *     (design; the spec is silent) is recorded by its `jti` until it would expire, and is refused afterwards.
+         *     (design; the spec is silent) is recorded by its `jti` until it would expire, and is refused afterwards, by REST
+         *     and by `/mcp` alike. With `client_id` (RFC 7009 section 2.1), a token issued to another client (or to none)
+         *     is left alone: the answer is the same `200 {}` and nothing is revoked.
          *     Errors: `invalid_request` (400: no `token`, unsupported content type), `temporarily_unavailable` (503).
          */
         post: operations["postApiOauthRevoke"];
@@ -1107,10 +1116,14 @@ export interface paths {
          * Dynamic client registration (RFC 7591), public clients only
          * @description No credentials...023. Answers flat JSON (not the envelope), `Cache-Control: no-store`.
          *     Rate limited per client address: 20 registrations in 10 minutes, then `429 slow_down` with `Retry-After`.
-         *     Errors `{ error, error_description }`: `invalid_redirect_uri` (400: missing, not an array, 0 or more than 10
-         *     URIs, or a refused URI), `invalid_client_metadata` (400: body not a JSON object, a confidential
-         *     `token_endpoint_auth_method`, other grant or response types, non-string `client_name`),
-         *     `temporarily_unavailable` (503).
+         *     Redirect URIs: `https`, loopback `http` (`localhost`, `127.0.0.1`, `[::1]`), or a private-use scheme named as
+         *     a reverse domain (`com.example.app:/cb`; RFC 8252 section 7.1, so `myapp:/cb` is refused; for compatibility a
+         *     dotless scheme whose authority is a dotted name, `cursor://anysphere.cursor-retrieval/oauth/callback`, is accepted).
+         *     Every error is `{ error, error_description }` (never the REST envelope, also for the checks every request
+         *     passes): `invalid_redirect_uri` (400: missing, not an array, 0 or more than 10 URIs, or a refused URI, one with
+         *     a NUL or another control character included), `invalid_client_metadata` (400: wrong content type, body not
+         *     JSON or not a JSON object, nested too deep, a confidential `token_endpoint_auth_method`, other grant or
+         *     response types, non-string `client_name`; 413: body too large), `temporarily_unavailable` (503).
          */
         post: operations["postApiOauthRegister"];
         delete?: never;
@@ -1136,7 +1149,10 @@ export interface paths {
          *     or a repeated parameter shows a fixed error page (400) and never redirects. Then, by redirect with
          *     `error`, `error_description`, `state` and `iss`: `response_type` other than `code` (`unsupported_response_type`,
          *     or `invalid_request` when missing); `code_challenge` missing or not 43 to 128 base64url characters, or
-         *     `code_challenge_method` other than `S256` (`plain` included) -> `invalid_request` (, design).
+         *     `code_challenge_method` other than `S256` (`plain` included) -> `invalid_request` (, design); a
+         *     `resource` (RFC 8707) other than `{mcp_url}` (with or without a trailing slash) or `{auth_url}` ->
+         *     `invalid_target`. A loopback redirect without `client_id` must pass the registration rules too (no whitespace
+         *     or control character such as `%0D%0A`): otherwise the fixed error page, and nothing is stored.
          *
          *     Pages are server-rendered HTML without JavaScript, with `Content-Security-Policy: default-src 'none';
          *     style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'`, `X-Frame-Options: DENY`,
@@ -1146,7 +1162,8 @@ export interface paths {
          *     `svc_oauth_session`, HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, 12 hours): the client's name marked
          *     unverified with its redirect host verbatim, the access asked for, a `Project` chooser (the user's active projects,
          *     each with the access it would grant: `write` when asked and the membership is admin or member, else `read`;
-         *     viewers always `read`), a `New project name` field, and `Approve` / `Deny`.
+         *     viewers always `read`), when `write` was asked for a choice `Read and write` / `Read only` (form field `access`),
+         *     a `New project name` field, and `Approve` / `Deny`.
          */
         get: operations["getOauthAuthorize"];
         put?: never;
@@ -1164,7 +1181,8 @@ export interface paths {
          *     `action=approve` with `project_id` (one of the user's projects) or `new_project_name` (1 to 100
          *     characters; design: created in the organization of the user's oldest project where the user is admin, else in
          *     a new `free` organization named after the user; the user becomes its admin; ticket prefix from the name's first
-         *     letters): stores a code (`svc_ac_...`, stored as its SHA-256, 60 seconds, single use,) and answers 303
+         *     letters) and optional `access` (`read` grants read only; `write` or absent grants what was asked for, capped
+         *     for viewers; never `write` when only `read` was asked for): stores a code (`svc_ac_...`, stored as its SHA-256, 60 seconds, single use,) and answers 303
          *     to `redirect_uri` with `code`, `state` and `iss` (RFC 9207). `action=deny`: 303 with
          *     `error=access_denied`, `state` and `iss`.
          */
@@ -3262,7 +3280,7 @@ export interface components {
             scope: "read" | "write";
         };
         OAuthTokenError: {
-            /** @description `invalid_request`, `invalid_grant`, `unsupported_grant_type` or `temporarily_unavailable` */
+            /** @description `invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`, `invalid_target` or `temporarily_unavailable` */
             error: string;
             error_description: string;
         };
@@ -3279,6 +3297,10 @@ export interface components {
             client_id?: string;
             /** @description refresh_token: the refresh token (`svc_rt_...`) */
             refresh_token?: string;
+            /** @description refresh_token: optional, the scope asked for; more than was granted is `invalid_scope` (RFC 6749 section 6), the same or less is granted as asked */
+            scope?: string;
+            /** @description Optional (RFC 8707): must name this service's tool server (`{mcp_url}`, with or without a trailing slash, or `{auth_url}`); anything else is `invalid_target` */
+            resource?: string;
         };
         OAuthRevokeResponse: Record<string, never>;
         OAuthRevokeRequest: {
@@ -3286,6 +3308,8 @@ export interface components {
             token: string;
             /** @description `access_token` or `refresh_token`; optional and only a hint */
             token_type_hint?: string;
+            /** @description The client presenting the token (RFC 7009 section 2.1). When sent and the token was not issued to this client, nothing is revoked (the answer is still `200 {}`) */
+            client_id?: string;
         };
         OAuthAuthorizationServerMetadata: {
             /** @description {auth_url} (PUBLIC_URL) */
@@ -12557,7 +12581,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthTokenResponse"];
                 };
             };
-            /** @description invalid_request, invalid_grant, unsupported_grant_type */
+            /** @description invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12569,6 +12593,15 @@ export interface operations {
                      *       "error_description": "The refresh token is invalid"
                      *     }
                      */
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
+            /** @description invalid_request: body over 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
@@ -12638,6 +12671,15 @@ export interface operations {
                      *       "error_description": "Missing parameter token"
                      *     }
                      */
+                    "application/json": components["schemas"]["OAuthTokenError"];
+                };
+            };
+            /** @description invalid_request: body over 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
@@ -12980,6 +13022,15 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthRegisterError"];
                 };
             };
+            /** @description invalid_client_metadata: body over 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthRegisterError"];
+                };
+            };
             /** @description slow_down (Retry-After) */
             429: {
                 headers: {
@@ -13022,6 +13073,8 @@ export interface operations {
                 /** @description Space-delimited; containing `write` asks for write */
                 scope?: string;
                 state?: string;
+                /** @description RFC 8707 resource indicator, optional: `{mcp_url}` (with or without a trailing slash) or `{auth_url}`; any other value is redirected back with `error=invalid_target` */
+                resource?: string;
             };
             header?: never;
             path?: never;
@@ -13143,6 +13196,8 @@ export interface operations {
                     /** @description Space-delimited; containing `write` asks for write */
                     scope?: string;
                     state?: string;
+                    /** @description RFC 8707 resource indicator, optional: `{mcp_url}` (with or without a trailing slash) or `{auth_url}`; any other value is redirected back with `error=invalid_target` */
+                    resource?: string;
                 };
             };
         };

@@ -23,6 +23,7 @@ import { mcpApp } from "@/routes/mcp.ts";
 import { createForward } from "@/mcp/forward.ts";
 import { TOOLS } from "@/mcp/tools/index.ts";
 import { dashboardApp } from "@/dashboard/app.tsx";
+import { loggableError } from "@/shared/log-safe.ts";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -59,7 +60,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
     // one small read per request, only when the test clock is on.
     app.use("*", async (_c, next) => {
       await syncTestClock(deps.db, deps.clock).catch((err) =>
-        console.error(`test clock sync failed: ${err instanceof Error ? err.message : err}`)
+        console.error(`test clock sync failed: ${loggableError(err)}`)
       );
       await next();
     });

@@ -22,6 +22,15 @@ export const OAuthTokenRequest = z.object({
   refresh_token: z.string().optional().openapi({
     description: "refresh_token: the refresh token (`svc_rt_...`)",
   }),
+  scope: z.string().optional().openapi({
+    description: "refresh_token: optional, the scope asked for; more than was granted is `invalid_scope` " +
+      "(RFC 6749 section 6), the same or less is granted as asked",
+  }),
+  resource: z.string().optional().openapi({
+    description:
+      "Optional (RFC 8707): must name this service's tool server (`{mcp_url}`, with or without a " +
+      "trailing slash, or `{auth_url}`); anything else is `invalid_target`",
+  }),
 }).openapi("OAuthTokenRequest");
 
 export const OAuthTokenResponse = z.object({
@@ -38,13 +47,18 @@ export const OAuthRevokeRequest = z.object({
   token_type_hint: z.string().optional().openapi({
     description: "`access_token` or `refresh_token`; optional and only a hint",
   }),
+  client_id: z.string().optional().openapi({
+    description: "The client presenting the token (RFC 7009 section 2.1). When sent and the token was not " +
+      "issued to this client, nothing is revoked (the answer is still `200 {}`)",
+  }),
 }).openapi("OAuthRevokeRequest");
 
 export const OAuthRevokeResponse = z.object({}).openapi("OAuthRevokeResponse");
 
 export const OAuthErrorBody = z.object({
   error: z.string().openapi({
-    description: "`invalid_request`, `invalid_grant`, `unsupported_grant_type` or `temporarily_unavailable`",
+    description: "`invalid_request`, `invalid_grant`, `unsupported_grant_type`, `invalid_scope`, " +
+      "`invalid_target` or `temporarily_unavailable`",
   }),
   error_description: z.string(),
 }).openapi("OAuthTokenError");

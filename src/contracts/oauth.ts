@@ -46,4 +46,8 @@ export const OAuthAuthorizeQuery = z.object({
   code_challenge_method: z.string().optional().openapi({ description: "Only `S256` (the default)" }),
   scope: z.string().optional().openapi({ description: "Space-delimited; containing `write` asks for write" }),
   state: z.string().optional(),
+  resource: z.string().optional().openapi({
+    description: "RFC 8707 resource indicator, optional: `{mcp_url}` (with or without a trailing slash) or " +
+      "`{auth_url}`; any other value is redirected back with `error=invalid_target`",
+  }),
 });

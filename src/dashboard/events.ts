@@ -6,6 +6,7 @@ import { projectMember } from "@/domain/dashboard/access.ts";
 import { decodeEventCursor, encodeEventCursor } from "@/domain/events/cursor.ts";
 import { feedHead, headCursor, projectEvents } from "@/domain/events/feed.ts";
 import { signedIn } from "./session.ts";
+import { redactSecrets } from "@/shared/log-safe.ts";
 
 /** How often an idle stream looks for new events (one indexed read of the feed head). */
 export const STREAM_POLL_MS = 500;
@@ -62,7 +63,7 @@ export async function eventStream(c: Context<AppEnv>): Promise<Response> {
       await stream.sleep(STREAM_POLL_MS);
     }
   }, async (err, stream) => {
-    console.error(`dashboard event stream failed: ${err.message}`);
+    console.error(`dashboard event stream failed: ${redactSecrets(err.message)}`);
     await stream.close();
   });
 }

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./env.ts";
 import type { Metrics } from "./metrics.ts";
+import { redactSecrets } from "@/shared/log-safe.ts";
 
 export type LogFormat = "json" | "text" | "off";
 export type LogLevel = "info" | "warn" | "error";
@@ -18,6 +19,13 @@ export function defaultLogFormat(): LogFormat {
   }
 }
 
+/** String field values with secrets redacted (fields carry request and error data; messages are fixed text). */
+function safeFields(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fields)) out[k] = typeof v === "string" ? redactSecrets(v) : v;
+  return out;
+}
+
 /** A writer in `format` that hands each line to `sink` (stdout by default). */
 export function logWriter(
   format: LogFormat,
@@ -26,10 +34,10 @@ export function logWriter(
   if (format === "off") return () => {};
   if (format === "json") {
     return (level, msg, fields = {}) =>
-      sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields }));
+      sink(JSON.stringify({ time: new Date().toISOString(), level, msg, ...safeFields(fields) }));
   }
   return (level, msg, fields = {}) => {
-    const rest = Object.entries(fields).filter(([, v]) => v !== undefined && v !== null)
+    const rest = Object.entries(safeFields(fields)).filter(([, v]) => v !== undefined && v !== null)
       .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
     sink(`${new Date().toISOString()} ${level.toUpperCase()} ${msg}${rest ? ` ${rest}` : ""}`);
   };

@@ -3,7 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
 import { DomainError, recovery, type RefusalKind } from "@/domain/shared/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { loggableError } from "@/shared/log-safe.ts";
+import { loggableError, redactSecrets } from "@/shared/log-safe.ts";
 
 export { type FieldError, fieldErrors } from "@/shared/field-errors.ts";
 
@@ -55,8 +55,34 @@ export function errorObject(err: DomainError) {
   return errorBody(err.code, err.message, err.details).error;
 }
 
+/**
+ * The OAuth endpoints answer every refusal flat, `{ error, error_description }` (OAUTH-001/002), also the
+ * ones the shared body guards make before the route runs (size, depth, malformed JSON): registration as
+ * `invalid_client_metadata`, the token and revocation endpoints as `invalid_request`.
+ */
+const OAUTH_FLAT_ERRORS: Record<string, string> = {
+  "/api/oauth/register": "invalid_client_metadata",
+  "/api/oauth/token": "invalid_request",
+  "/api/oauth/revoke": "invalid_request",
+};
+
+function oauthRefusal(err: unknown, c: Context<AppEnv>): Response | null {
+  const error = OAUTH_FLAT_ERRORS[c.req.path];
+  if (!error) return null;
+  if (err instanceof DomainError && statusOf(err) < 500) {
+    return c.json({ error, error_description: err.message }, statusOf(err), { "Cache-Control": "no-store" });
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    const description = err.status === 413 ? "Request body too large" : "Malformed request body";
+    return c.json({ error, error_description: description }, err.status, { "Cache-Control": "no-store" });
+  }
+  return null;
+}
+
 /** The one place that turns a thrown error into the spec's error shape. */
 export function errorResponse(err: unknown, c: Context<AppEnv>): Response {
+  const flat = oauthRefusal(err, c);
+  if (flat) return flat;
   if (err instanceof DomainError) {
     for (const [name, value] of Object.entries(refusalHeaders(err))) c.header(name, value);
     return c.json(errorBody(err.code, err.message, err.details), statusOf(err));
@@ -86,7 +112,7 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  * with `Retry-After` and recovery `RETRY_LATER` (the same request may be sent again), logged in one line.
  */
 function unavailable(err: unknown, c: Context<AppEnv>, requestId: string | undefined): Response {
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason = redactSecrets(err instanceof Error ? err.message : String(err));
   console.error(`[${requestId}] database unavailable: ${reason}`);
   c.header("Retry-After", String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   const endpoint = `${c.req.method} ${c.req.path.replace(/^\/(api|svc)(?=\/)/, "")}`;

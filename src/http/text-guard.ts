@@ -4,7 +4,7 @@ import type { FieldError } from "@/shared/field-errors.ts";
 import type { AppEnv } from "./env.ts";
 
 const WITH_BODY = new Set(["POST", "PATCH", "PUT", "DELETE"]);
-const OAUTH_SELF_GUARDED = new Set(["/api/oauth/token", "/api/oauth/revoke"]);
+const OAUTH_SELF_GUARDED = new Set(["/api/oauth/token", "/api/oauth/revoke", "/api/oauth/register"]);
 const MAX_REPORTED = 20;
 /** `\u0000` or a surrogate escape `\uD800`..`\uDFFF`, in any letter case. */
 const UNSTORABLE_ESCAPE = /\\u(0000|d[89a-f][0-9a-f]{2})/i;
@@ -86,7 +86,8 @@ function decodeSegment(segment: string): string | null {
  */
 export function textGuard(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    // The OAuth token and revocation endpoints refuse such text themselves, in the OAuth error shape.
+    // The OAuth token, revocation and registration endpoints refuse such text themselves, in the OAuth
+    // error shape (registration: a redirect URI with NUL is `invalid_redirect_uri`, a name is cleaned).
     if (OAUTH_SELF_GUARDED.has(c.req.path)) return await next();
     const url = new URL(c.req.url);
     const pathFields: FieldError[] = [];

@@ -3,7 +3,8 @@
  * gets a fresh MCP server and transport, so any instance answers any request (no sticky sessions, no
  * session state). Checks, in this order, before the transport sees anything:
  *   1. `Host` and `Origin` (DNS-rebinding protection)           -> 403
- *   2. the bearer, verified locally (signature, iss, aud, exp)   -> 401 + WWW-Authenticate (MCP-007)
+ *   2. the bearer: verified locally (signature, iss, aud, exp), then not revoked, organization and
+ *      project active, user still a member (the check REST makes)  -> 401 + WWW-Authenticate (MCP-007)
  *   3. GET and DELETE (no sessions, no standalone stream)        -> 405 + Allow: POST
  *   4. an unsupported `MCP-Protocol-Version`                     -> 400
  *   5. a body that is not JSON, or a JSON-RPC batch              -> 400 (JSON-RPC error)
@@ -12,9 +13,10 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { type AccessClaims, verifyAccessToken } from "@/domain/oauth/access-token.ts";
+import { type LiveAccess, verifyLiveAccessToken } from "@/domain/oauth/actor.ts";
 import { type AppEnv, serviceCtx } from "@/http/env.ts";
 import { errorBody } from "@/http/errors.ts";
+import { DomainError } from "@/domain/shared/errors.ts";
 import {
   allowedHosts,
   allowedOrigins,
@@ -52,10 +54,15 @@ export function mcpApp(options: McpRouteOptions): Hono<AppEnv> {
 
     const authorization = c.req.header("Authorization");
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1];
-    const claims: AccessClaims | null = bearer
-      ? await verifyAccessToken(serviceCtx(c.get("deps")), bearer).catch(() => null)
+    // The same check as REST (one definition): signature, iss, aud, exp, then revocation, organization
+    // and project status and membership, in one read. Every method, `initialize` and `tools/list` too.
+    const live: LiveAccess | null = bearer
+      ? await verifyLiveAccessToken(serviceCtx(c.get("deps")), bearer).catch((err) => {
+        if (err instanceof DomainError) return null;
+        throw err;
+      })
       : null;
-    if (!bearer || !claims) {
+    if (!bearer || !live) {
       const sent = authorization !== undefined;
       c.header("WWW-Authenticate", bearerChallenge(config.publicUrl, sent));
       return c.json(unauthorizedBody(config.publicUrl, sent), 401);
@@ -91,7 +98,7 @@ export function mcpApp(options: McpRouteOptions): Hono<AppEnv> {
       );
     }
     const write = writeToolCalled(message, options.tools);
-    if (write && claims.scope !== "write") {
+    if (write && live.scope !== "write") {
       c.header("WWW-Authenticate", insufficientScopeChallenge(config.publicUrl));
       return c.json(insufficientScopeBody(write.id, write.tool), 403);
     }
@@ -111,9 +118,9 @@ export function mcpApp(options: McpRouteOptions): Hono<AppEnv> {
         parsedBody: message,
         authInfo: {
           token: bearer,
-          clientId: claims.clientId ?? "",
-          scopes: [claims.scope],
-          expiresAt: claims.exp,
+          clientId: live.claims.clientId ?? "",
+          scopes: [live.scope],
+          expiresAt: live.claims.exp,
         },
       });
     } finally {

@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { z } from "@hono/zod-openapi";
 import { admin, call, env, test } from "../helpers/mod.ts";
-import { startTestEnv, type TestEnv } from "../helpers/env.ts";
+import { ADMIN_TOKEN, startTestEnv, type TestEnv } from "../helpers/env.ts";
+import { issueAccessToken } from "@/domain/oauth/access-token.ts";
 import { oauthFixture } from "../oauth/helpers.ts";
 import { createForward, UpstreamFailure } from "@/mcp/forward.ts";
 import { REAUTH_HINT, runTool } from "@/mcp/server.ts";
@@ -34,16 +35,35 @@ function upstream(answer: (req: Request) => Response | Promise<Response>): Promi
   });
 }
 
-/** A service whose tool server forwards over HTTP to `restUrl`, and a write token for it. */
+/**
+ * A service whose tool server forwards over HTTP to `restUrl`, and a write token for it. The user,
+ * project and key live in this service's own database, as in a split deployment sharing one database:
+ * the tool server checks the token there (revocation, organization, membership) before forwarding.
+ */
 async function splitService(restUrl: string): Promise<{ e: TestEnv; token: string }> {
   const e = await startTestEnv({ restUrl });
-  const fixture = await oauthFixture();
-  // The fixture lives in the shared env; mint the token in this service's database instead.
-  const { issueAccessToken } = await import("@/domain/oauth/access-token.ts");
+  const adminOn = async (path: string, body: unknown) => {
+    const res = await e.fetch(`/admin${path}`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = await res.json();
+    if (res.status >= 300) throw new Error(`admin ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  const org = await adminOn("/orgs", { name: "Split org", plan: "team" });
+  const project = await adminOn("/projects", { orgId: org.id, name: "Split project", ticketPrefix: "SPL" });
+  const user = await adminOn("/users", {
+    email: `split-${crypto.randomUUID().slice(0, 8)}@example.com`,
+    password: "correct horse battery staple",
+    name: "Split User",
+  });
+  await adminOn(`/projects/${project.id}/members`, { userId: user.id, role: "member" });
   const token = (await issueAccessToken({ db: e.db, clock: e.clock, publicUrl: e.config.publicUrl }, {
-    userId: fixture.userId,
-    projectId: fixture.projectId,
-    orgId: fixture.orgId,
+    userId: user.id,
+    projectId: project.id,
+    orgId: org.id,
     scope: "write",
     clientId: "client-test",
   })).accessToken;
@@ -102,13 +122,24 @@ test("MCP-010 arguments the tool's schema refuses are 400 VALIDATION_ERROR in th
   assert.equal(unknown.body.error.code, -32602);
 });
 
-test("MCP-011 an upstream 401 (organization suspended after the token was issued) carries reauth", async () => {
+test("MCP-011 an upstream 401 carries reauth (a suspended organization is refused at /mcp's entry itself)", async () => {
   const fixture = await oauthFixture();
   const token = await fixture.mint("write");
   await admin("PATCH", `/orgs/${fixture.orgId}`, { status: "suspended" });
   try {
-    // The token still verifies locally, so /mcp lets the call through; REST refuses it.
-    const { res, result, block } = await callTool(token, "svc_status");
+    // /mcp checks what REST checks: the suspended organization's token is refused before any tool runs.
+    const refused = await mcp(rpc("tools/list"), { token });
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get("WWW-Authenticate") ?? "", /error="invalid_token"/);
+  } finally {
+    await admin("PATCH", `/orgs/${fixture.orgId}`, { status: "active" });
+  }
+  // REST refusing the caller after the entry check (here a split deployment's REST origin) carries reauth.
+  const error = { code: "UNAUTHORIZED", message: "Invalid, expired or revoked access token" };
+  const rest = await upstream(() => Response.json({ error }, { status: 401 }));
+  const split = await splitService(rest.url);
+  try {
+    const { res, result, block } = await callTool(split.token, "svc_status", {}, { on: split.e });
     assert.equal(res.status, 200);
     assert.equal(result.isError, true);
     assert.equal(block.status, 401);
@@ -116,7 +147,8 @@ test("MCP-011 an upstream 401 (organization suspended after the token was issued
     assert.equal(block.reauth, REAUTH_HINT);
     assert.match(block.reauth, /refresh|reconnect/i);
   } finally {
-    await admin("PATCH", `/orgs/${fixture.orgId}`, { status: "active" });
+    await rest.close();
+    await split.e.close();
   }
   const other = await callTool(token, "svc_ticket_get", { key: "ZZ-1" });
   assert.equal(other.block.reauth, undefined, "no reauth on other failures");

@@ -63,7 +63,7 @@ async function adminCall(e: TestEnv, method: string, path: string, body: unknown
 
 Deno.test({
   name:
-    "OAUTH-005 OAUTH-037 OAUTH-038 browser: register, sign in, pick a project, approve; new project; deny",
+    "OAUTH-005 OAUTH-037 OAUTH-038 browser: register, sign in, pick a project, approve; new project; deny; read only",
   ignore: executablePath === null,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -196,6 +196,31 @@ Deno.test({
       assert.equal(three.get("state"), "state-three");
       assert.equal(three.get("iss"), origin);
       assert.equal(three.get("code"), null);
+
+      // Run 4: the client asked for read and write; the person grants read only.
+      const fourth = pkce();
+      await page.goto(authorizeUrl(fourth.challenge, "state-four"));
+      assert.equal(await page.getByLabel("Read and write").isChecked(), true, "write is the default choice");
+      await page.getByLabel("Project", { exact: true }).selectOption(project.id);
+      await page.getByLabel("Read only").check();
+      await page.getByRole("button", { name: "Approve" }).click();
+      await page.waitForURL(`${redirectUri}?**`);
+      const four = callbacks.at(-1)!;
+      assert.equal(four.get("state"), "state-four");
+      const readOnly = await fetch(`${origin}/api/oauth/token`, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: four.get("code")!,
+          code_verifier: fourth.verifier,
+          redirect_uri: redirectUri,
+          client_id: clientId,
+        }),
+      });
+      const readTokens = await readOnly.json();
+      assert.equal(readOnly.status, 200, JSON.stringify(readTokens));
+      assert.equal(readTokens.scope, "read", "the token carries the scope the person chose");
       await context.close();
     } finally {
       await browser.close();

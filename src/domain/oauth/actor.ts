@@ -1,25 +1,40 @@
 import type { Actor } from "@/domain/shared/actor.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
 import { OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/auth/scopes.ts";
-import { accessTokenRejected, verifyAccessToken } from "./access-token.ts";
-import { isAccessTokenRevoked } from "./token.ts";
+import {
+  type AccessClaims,
+  accessTokenRejected,
+  type OAuthScope,
+  verifyAccessToken,
+} from "./access-token.ts";
 
 /** Platform recorded for agents created through OAuth (OAUTH-003), the value the tool server sends. */
 export const OAUTH_PLATFORM = "oauth";
 const AGENT_NAME_MAX = 100;
 
+/** An access token that verifies and still stands, with what the service knows of its holder now. */
+export interface LiveAccess {
+  claims: AccessClaims;
+  /** The effective scope: the token's, capped to `read` for a viewer. */
+  scope: OAuthScope;
+  memberRole: "admin" | "member" | "viewer";
+  orgId: string;
+  plan: Actor["plan"];
+  userId: string;
+  userName: string;
+  /** The user's OAuth agent in the project, when one exists yet. */
+  agent: { id: string; name: string; platform: string; role: Actor["role"]; status: string } | null;
+}
+
 /**
- * Resolves an OAuth access token to its actor: verifies the JWT locally, then re-checks that the
- * organization is active, the project active (and in that organization) and the user still a member;
- * otherwise the one 401. A viewer is capped to `read` even when the token says `write`. The first call
- * creates the user's agent in the token's project (role `generator`, platform `oauth`); later calls reuse
- * it (one per user and project: `agents_oauth_user_key`). Scopes are the OAuth sets (ROLE-026/027), never
- * empty, and `X-Svc-SubAgent` plays no part (SUB-005).
+ * The one check of an OAuth access token, shared by REST and `/mcp`: verifies the JWT locally, then in
+ * one read checks that its `jti` was not revoked (POST /api/oauth/revoke, or issued from a code that was
+ * replayed: OAUTH-042, OAUTH-063), the organization is active, the project active (and in that
+ * organization), the user still a member and the user's OAuth agent (if any) not revoked. Otherwise the
+ * one 401.
  */
-export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise<Actor> {
+export async function verifyLiveAccessToken(ctx: ServiceCtx, token: string): Promise<LiveAccess> {
   const claims = await verifyAccessToken(ctx, token);
-  // Revoked through POST /api/oauth/revoke, or issued from a code that was replayed (OAUTH-042, OAUTH-063).
-  if (await isAccessTokenRevoked(ctx.db, claims.jti)) throw accessTokenRejected();
   const row = await ctx.db
     .selectFrom("projects as p")
     .innerJoin("organizations as o", "o.id", "p.org_id")
@@ -28,8 +43,14 @@ export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise
       (join) => join.onRef("m.project_id", "=", "p.id").on("m.user_id", "=", claims.sub),
     )
     .innerJoin("users as u", "u.id", "m.user_id")
+    .leftJoin("oauth_revoked_access_tokens as r", (join) => join.on("r.jti", "=", claims.jti))
+    .leftJoin(
+      "agents as a",
+      (join) =>
+        join.onRef("a.project_id", "=", "p.id").onRef("a.user_id", "=", "u.id")
+          .on("a.platform", "=", OAUTH_PLATFORM),
+    )
     .select([
-      "p.id as projectId",
       "p.status as projectStatus",
       "o.id as orgId",
       "o.status as orgStatus",
@@ -37,15 +58,52 @@ export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise
       "m.role as memberRole",
       "u.id as userId",
       "u.name as userName",
+      "r.jti as revokedJti",
+      "a.id as agentId",
+      "a.name as agentName",
+      "a.platform as agentPlatform",
+      "a.role as agentRole",
+      "a.status as agentStatus",
     ])
     .where("p.id", "=", claims.projectId)
     .executeTakeFirst();
-  if (!row || row.orgId !== claims.orgId) throw accessTokenRejected();
+  if (!row || row.revokedJti !== null || row.orgId !== claims.orgId) throw accessTokenRejected();
   if (row.projectStatus !== "active" || row.orgStatus !== "active") throw accessTokenRejected();
+  if (row.agentStatus === "revoked") throw accessTokenRejected();
+  const agent = row.agentId !== null && row.agentName !== null && row.agentPlatform !== null &&
+      row.agentRole !== null && row.agentStatus !== null
+    ? {
+      id: row.agentId,
+      name: row.agentName,
+      platform: row.agentPlatform,
+      role: row.agentRole,
+      status: row.agentStatus,
+    }
+    : null;
+  return {
+    claims,
+    scope: row.memberRole === "viewer" ? "read" : claims.scope,
+    memberRole: row.memberRole,
+    orgId: row.orgId,
+    plan: row.plan,
+    userId: row.userId,
+    userName: row.userName,
+    agent,
+  };
+}
 
-  const agent = await oauthAgent(ctx, row.projectId, row.userId, row.userName);
+/**
+ * Resolves an OAuth access token to its actor (`verifyLiveAccessToken`). A viewer is capped to `read`
+ * even when the token says `write`. The first call creates the user's agent in the token's project (role
+ * `generator`, platform `oauth`); later calls reuse it (one per user and project:
+ * `agents_oauth_user_key`). Scopes are the OAuth sets (ROLE-026/027), never empty, and `X-Svc-SubAgent`
+ * plays no part (SUB-005).
+ */
+export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise<Actor> {
+  const live = await verifyLiveAccessToken(ctx, token);
+  const { claims } = live;
+  const agent = live.agent ?? await oauthAgent(ctx, claims.projectId, live.userId, live.userName);
   if (agent.status === "revoked") throw accessTokenRejected();
-  const scope = row.memberRole === "viewer" ? "read" : claims.scope;
   return {
     kind: "oauth",
     tokenKind: "oauth_access",
@@ -54,10 +112,10 @@ export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise
     agentName: agent.name,
     platform: agent.platform,
     role: agent.role,
-    projectId: row.projectId,
-    orgId: row.orgId,
-    plan: row.plan,
-    scopes: scope === "write" ? [...OAUTH_WRITE_SCOPES] : [...OAUTH_READ_SCOPES],
+    projectId: claims.projectId,
+    orgId: live.orgId,
+    plan: live.plan,
+    scopes: live.scope === "write" ? [...OAUTH_WRITE_SCOPES] : [...OAUTH_READ_SCOPES],
     sessionId: null,
     subAgentName: null,
     tokenCreatedAt: new Date(claims.iat * 1000),

@@ -4,7 +4,8 @@ import { hitCounter, readCounter } from "@/domain/shared/counters.ts";
 import { hashPassword, hashToken, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { findClient } from "./clients.ts";
-import { isLoopbackRedirect, redirectMatches } from "./redirect-uri.ts";
+import { checkRedirectUri, isLoopbackRedirect, redirectMatches } from "./redirect-uri.ts";
+import { isOwnResource } from "./resource.ts";
 
 /** Authorization codes live 60 seconds (OAUTH-039, design). */
 export const CODE_TTL_MS = 60_000;
@@ -23,6 +24,8 @@ export interface AuthorizeParams {
   codeChallengeMethod: string | undefined;
   scope: string | undefined;
   state: string | undefined;
+  /** RFC 8707 resource indicator; when sent it must name this service's tool server. */
+  resource?: string | undefined;
 }
 
 /** The authorize request, validated: where the browser may be sent, and whether a code may be issued. */
@@ -60,6 +63,10 @@ export async function checkAuthorize(ctx: ServiceCtx, p: AuthorizeParams): Promi
     clientName = client.name;
   } else if (!isLoopbackRedirect(redirectUri)) {
     return { kind: "fatal", reason: "client_id is required for a non-loopback redirect_uri" };
+  } else if (!checkRedirectUri(redirectUri).ok) {
+    // Without a client nothing was checked at registration: a control character (`%0D%0A`) here would
+    // reach the Location header.
+    return { kind: "fatal", reason: "redirect_uri is malformed" };
   }
   const fail = (error: string, description: string): AuthorizeCheck => ({
     kind: "redirect_error",
@@ -71,6 +78,9 @@ export async function checkAuthorize(ctx: ServiceCtx, p: AuthorizeParams): Promi
     return p.responseType === undefined || p.responseType === ""
       ? fail("invalid_request", "response_type is required")
       : fail("unsupported_response_type", "Only response_type=code is supported");
+  }
+  if (p.resource !== undefined && !isOwnResource(ctx.publicUrl, [p.resource])) {
+    return fail("invalid_target", "resource must name this service's tool server (the MCP URL)");
   }
   if (p.codeChallengeMethod !== undefined && p.codeChallengeMethod !== "S256") {
     return fail("invalid_request", "code_challenge_method must be S256");

@@ -1,6 +1,7 @@
 /**
  * Redirect URI rules (registration and authorize). A registered URI is an `https` URL, a loopback `http`
- * URL on `localhost`, `127.0.0.1` or `[::1]`, or a private-use scheme (`com.example.app:/cb`). Refused in
+ * URL on `localhost`, `127.0.0.1` or `[::1]`, or a private-use scheme named as a reverse domain
+ * (`com.example.app:/cb`, RFC 8252 section 7.1; `myapp:/cb` is refused). Refused in
  * any letter case: fragments (even an empty `#`), embedded credentials, whitespace or control characters
  * anywhere (so leading whitespace before `javascript:` too), and the schemes that run or read content
  * (`javascript`, `data`, `file`, `vbscript`, `blob`, `about`, `filesystem`) or are not redirect targets
@@ -69,6 +70,15 @@ export function checkRedirectUri(raw: string): RedirectCheck {
       return { ok: false, reason: "http redirect URIs are allowed only on localhost, 127.0.0.1 or [::1]" };
     }
     return { ok: true, kind: "loopback" };
+  }
+  // RFC 8252 section 7.1: a private-use scheme is a reverse domain name the client controls. Compatibility
+  // exception: a dotless scheme whose authority is such a name (`cursor://anysphere.cursor-retrieval/...`,
+  // what Cursor registers); `myapp:/cb` and `myapp://cb` are refused.
+  if (!scheme.includes(".") && !(authority !== undefined && /^[a-z0-9-]+(\.[a-z0-9-]+)+$/i.test(authority))) {
+    return {
+      ok: false,
+      reason: `private-use scheme "${scheme}" must be a reverse domain name (e.g. com.example.app:/cb)`,
+    };
   }
   return { ok: true, kind: "private" };
 }

@@ -2,9 +2,10 @@ import { timingSafeEqual } from "node:crypto";
 import type { DbOrTrx } from "@/db/database.ts";
 import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
 import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { issueAccessToken, verifyAccessToken } from "./access-token.ts";
+import { audienceOf, issueAccessToken, verifyAccessToken } from "./access-token.ts";
 import { OAuthError } from "./errors.ts";
 import { isLoopbackRedirect, redirectMatches } from "./redirect-uri.ts";
+import { isOwnResource } from "./resource.ts";
 
 /** Refresh tokens: `svc_rt_` + 32 random bytes (base64url); a family lives 30 days from its start. */
 export const REFRESH_TOKEN_PREFIX = "svc_rt_";
@@ -142,14 +143,6 @@ async function revokeAccessJtis(
     .onConflict((oc) => oc.column("jti").doNothing()).execute();
 }
 
-/** Whether an access token's `jti` was revoked (revocation endpoint, or a replayed code). */
-export async function isAccessTokenRevoked(db: DbOrTrx, jti: string | undefined): Promise<boolean> {
-  if (!jti) return false;
-  const row = await db.selectFrom("oauth_revoked_access_tokens").select("jti").where("jti", "=", jti)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 interface Issued {
   accessToken: string;
   expiresIn: number;
@@ -190,6 +183,13 @@ function response(issued: Issued, refreshToken: string): TokenResponse {
 /** `POST /api/oauth/token`: dispatches on `grant_type`. */
 export async function exchangeToken(ctx: ServiceCtx, params: TokenParams): Promise<TokenResponse> {
   const grantType = required(params, "grant_type");
+  const resource = param(params, "resource");
+  if (resource !== undefined && !isOwnResource(ctx.publicUrl, [resource])) {
+    throw new OAuthError(
+      "invalid_target",
+      `resource must be this service's tool server ${audienceOf(ctx.publicUrl)}`,
+    );
+  }
   if (grantType === "authorization_code") return await redeemCode(ctx, params);
   if (grantType === "refresh_token") return await refresh(ctx, params);
   throw new OAuthError(
@@ -274,12 +274,14 @@ async function nextTokens(
   row: GrantRow,
   family: { family_id: string; code_id: string | null; family_expires_at: Date },
   now: Date,
+  /** A refresh may ask for less than the grant; the refresh token keeps the grant's scope (RFC 6749 6). */
+  accessScope: "read" | "write" = row.scope,
 ) {
   const grant: Grant = {
     userId: row.user_id,
     projectId: row.project_id,
     clientId: row.client_id,
-    scope: row.scope,
+    scope: accessScope,
   };
   const issued = await signAccess(ctx, grant, await currentScope(ctx.db, grant));
   const refreshToken = REFRESH_TOKEN_PREFIX + randomSecret(32);
@@ -302,6 +304,20 @@ async function nextTokens(
 }
 
 /**
+ * The scope a refresh asks for (RFC 6749 section 6): omitted is the scope granted at consent; asking for
+ * `write` on a `read` grant is `invalid_scope` (never silently narrowed); asking for `read` on a `write`
+ * grant gets `read`. Values other than `read` and `write` are ignored, as at authorize (OAUTH-034).
+ */
+function refreshScope(granted: "read" | "write", asked: string | undefined): "read" | "write" {
+  if (asked === undefined) return granted;
+  const wantsWrite = asked.split(" ").includes("write");
+  if (wantsWrite && granted !== "write") {
+    throw new OAuthError("invalid_scope", `The scope asked for exceeds the scope granted ("${granted}")`);
+  }
+  return wantsWrite ? "write" : "read";
+}
+
+/**
  * The refresh_token grant. The token must be known, unrevoked, unused and inside its family's 30-day
  * window; a used token revokes the whole family, and so does a `client_id` that differs from the
  * family's. The organization, project and membership are checked again and the viewer cap re-applied.
@@ -310,6 +326,7 @@ async function nextTokens(
 async function refresh(ctx: ServiceCtx, params: TokenParams): Promise<TokenResponse> {
   const presented = required(params, "refresh_token");
   const clientId = param(params, "client_id") || null;
+  const asked = param(params, "scope");
   const now = ctx.clock.now();
   const row = presented.startsWith(REFRESH_TOKEN_PREFIX)
     ? await ctx.db.selectFrom("oauth_refresh_tokens").selectAll()
@@ -326,11 +343,17 @@ async function refresh(ctx: ServiceCtx, params: TokenParams): Promise<TokenRespo
     await revokeFamily(ctx.db, row.family_id, now);
     throw invalidGrant("client_id does not match the refresh token; its token family is revoked");
   }
-  const next = await nextTokens(ctx, row, {
-    family_id: row.family_id,
-    code_id: row.code_id,
-    family_expires_at: row.family_expires_at,
-  }, now);
+  const next = await nextTokens(
+    ctx,
+    row,
+    {
+      family_id: row.family_id,
+      code_id: row.code_id,
+      family_expires_at: row.family_expires_at,
+    },
+    now,
+    refreshScope(row.scope, asked),
+  );
   const won = await ctx.db.transaction().execute(async (trx) => {
     const consumed = await trx.updateTable("oauth_refresh_tokens").set({ used_at: now })
       .where("id", "=", row.id).where("used_at", "is", null).where("revoked_at", "is", null)
@@ -349,7 +372,9 @@ async function refresh(ctx: ServiceCtx, params: TokenParams): Promise<TokenRespo
 
 /**
  * `POST /api/oauth/revoke` (RFC 7009). A refresh token revokes its whole family; a valid access token
- * is recorded by `jti` so verification refuses it afterwards. Unknown or malformed tokens are ignored.
+ * is recorded by `jti` so verification refuses it afterwards. Unknown or malformed tokens are ignored,
+ * and so is a token presented with a `client_id` it was not issued to (RFC 7009 section 2.1: the
+ * answer is the same `200`, nothing is revoked).
  */
 export async function revokeToken(
   ctx: ServiceCtx,
@@ -357,19 +382,23 @@ export async function revokeToken(
 ): Promise<void> {
   const token = required(params, "token");
   param(params, "token_type_hint"); // optional; a wrong hint is ignored (RFC 7009 section 2.1)
+  const clientId = param(params, "client_id") || undefined;
+  const issuedTo = (owner: string | null) => clientId === undefined || clientId === owner;
   const now = ctx.clock.now();
   if (token.startsWith(REFRESH_TOKEN_PREFIX)) {
-    const row = await ctx.db.selectFrom("oauth_refresh_tokens").select("family_id")
+    const row = await ctx.db.selectFrom("oauth_refresh_tokens").select(["family_id", "client_id"])
       .where("token_hash", "=", hashToken(token)).executeTakeFirst();
-    if (row) await revokeFamily(ctx.db, row.family_id, now);
+    if (row && issuedTo(row.client_id)) await revokeFamily(ctx.db, row.family_id, now);
     return;
   }
   if (token.split(".").length !== 3) return;
+  let verified: { clientId: string | null };
   try {
-    await verifyAccessToken(ctx, token);
+    verified = await verifyAccessToken(ctx, token);
   } catch {
     return; // not a live access token of this service: nothing to revoke
   }
+  if (!issuedTo(verified.clientId)) return;
   const claims = accessTokenIds(token);
   if (!claims.jti || !claims.expiresAt) return;
   await ctx.db.insertInto("oauth_revoked_access_tokens")

@@ -31,6 +31,7 @@ const PARAMS = [
   "code_challenge_method",
   "scope",
   "state",
+  "resource",
 ] as const;
 
 /** Clickjacking and caching headers of every page (and redirect) of the consent flow. */
@@ -71,6 +72,7 @@ function readParams(
       codeChallengeMethod: hidden.code_challenge_method,
       scope: hidden.scope,
       state: hidden.state,
+      resource: hidden.resource,
     },
   };
 }
@@ -295,7 +297,8 @@ export function authorizeApp(): Hono<AppEnv> {
         );
       }
     }
-    const scope = grantedScope(check.askedWrite, project.role);
+    // The user may grant less than asked (`access=read`), never more: write only when asked for.
+    const scope = grantedScope(check.askedWrite && one("access") !== "read", project.role);
     const code = await issueCode(ctx, {
       clientId: check.clientId,
       redirectUri: check.redirectUri,

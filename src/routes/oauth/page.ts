@@ -78,6 +78,18 @@ export function signInPage(input: { hidden: Hidden; csrf: string; error?: string
   );
 }
 
+/**
+ * When write was asked for, the user may grant less: `read and write` (default) or `read only`. A
+ * viewer's projects grant `read` whatever is chosen.
+ */
+function accessChoice(): string {
+  return `<fieldset id="access-choice">
+        <legend>Access to grant</legend>
+        <label><input type="radio" id="access-write" name="access" value="write" checked> Read and write</label>
+        <label><input type="radio" id="access-read" name="access" value="read"> Read only</label>
+      </fieldset>`;
+}
+
 export function consentPage(input: {
   hidden: Hidden;
   csrf: string;
@@ -117,6 +129,7 @@ export function consentPage(input: {
       <select id="project" name="project_id">
         ${options || '<option value="">(no projects yet: name a new one below)</option>'}
       </select>
+      ${input.askedWrite ? accessChoice() : ""}
       <label for="new_project_name">New project name</label>
       <input id="new_project_name" name="new_project_name" type="text" maxlength="100"
         placeholder="Leave empty to use the project chosen above">

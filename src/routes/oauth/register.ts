@@ -13,6 +13,7 @@ import { clientAddress } from "@/http/client-address.ts";
 import { registerClient } from "@/domain/oauth/clients.ts";
 import { OAuthError } from "@/domain/oauth/errors.ts";
 import { withExamples } from "@/contracts/examples/index.ts";
+import { loggableError } from "@/shared/log-safe.ts";
 
 type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 
@@ -42,7 +43,7 @@ export function registerApp(): Hono<AppEnv> {
         if (err.retryAfterSeconds !== undefined) c.header("Retry-After", String(err.retryAfterSeconds));
         return c.json({ error: err.error, error_description: err.description }, err.status as 400);
       }
-      console.error(`oauth register failed: ${err instanceof Error ? err.message : err}`);
+      console.error("oauth register failed:", loggableError(err));
       c.header("Retry-After", "5");
       return c.json(
         { error: "temporarily_unavailable", error_description: "Registration is temporarily unavailable" },
@@ -70,7 +71,10 @@ const AUTHORIZE_RULES =
 or a repeated parameter shows a fixed error page (400) and never redirects. Then, by redirect with
 \`error\`, \`error_description\`, \`state\` and \`iss\`: \`response_type\` other than \`code\` (\`unsupported_response_type\`,
 or \`invalid_request\` when missing); \`code_challenge\` missing or not 43 to 128 base64url characters, or
-\`code_challenge_method\` other than \`S256\` (\`plain\` included) -> \`invalid_request\` (OAUTH-032, design).
+\`code_challenge_method\` other than \`S256\` (\`plain\` included) -> \`invalid_request\` (OAUTH-032, design); a
+\`resource\` (RFC 8707) other than \`{mcp_url}\` (with or without a trailing slash) or \`{auth_url}\` ->
+\`invalid_target\`. A loopback redirect without \`client_id\` must pass the registration rules too (no whitespace
+or control character such as \`%0D%0A\`): otherwise the fixed error page, and nothing is stored.
 
 Pages are server-rendered HTML without JavaScript, with \`Content-Security-Policy: default-src 'none';
 style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'\`, \`X-Frame-Options: DENY\`,
@@ -87,16 +91,21 @@ export function documentOAuthClientRoutes(registry: OpenAPIRegistry): void {
       description:
         `No credentials. OAUTH-004/012..023. Answers flat JSON (not the envelope), \`Cache-Control: no-store\`.
 Rate limited per client address: 20 registrations in 10 minutes, then \`429 slow_down\` with \`Retry-After\`.
-Errors \`{ error, error_description }\`: \`invalid_redirect_uri\` (400: missing, not an array, 0 or more than 10
-URIs, or a refused URI), \`invalid_client_metadata\` (400: body not a JSON object, a confidential
-\`token_endpoint_auth_method\`, other grant or response types, non-string \`client_name\`),
-\`temporarily_unavailable\` (503).`,
+Redirect URIs: \`https\`, loopback \`http\` (\`localhost\`, \`127.0.0.1\`, \`[::1]\`), or a private-use scheme named as
+a reverse domain (\`com.example.app:/cb\`; RFC 8252 section 7.1, so \`myapp:/cb\` is refused; for compatibility a
+dotless scheme whose authority is a dotted name, \`cursor://anysphere.cursor-retrieval/oauth/callback\`, is accepted).
+Every error is \`{ error, error_description }\` (never the REST envelope, also for the checks every request
+passes): \`invalid_redirect_uri\` (400: missing, not an array, 0 or more than 10 URIs, or a refused URI, one with
+a NUL or another control character included), \`invalid_client_metadata\` (400: wrong content type, body not
+JSON or not a JSON object, nested too deep, a confidential \`token_endpoint_auth_method\`, other grant or
+response types, non-string \`client_name\`; 413: body too large), \`temporarily_unavailable\` (503).`,
       request: {
         body: { required: true, content: { "application/json": { schema: OAuthRegisterRequest } } },
       },
       responses: {
         201: jsonResponse(OAuthClient, "The registered client"),
         400: jsonResponse(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
+        413: jsonResponse(OAuthRegisterError, "invalid_client_metadata: body over 1 MB"),
         429: jsonResponse(OAuthRegisterError, "slow_down (Retry-After)"),
         500: { description: "Unexpected failure" },
         503: jsonResponse(OAuthRegisterError, "temporarily_unavailable"),
@@ -115,7 +124,8 @@ Not signed in: a form with \`Email\`, \`Password\` and \`Sign in\`. Signed in (b
 \`svc_oauth_session\`, HttpOnly, SameSite=Lax, Secure when PUBLIC_URL is https, 12 hours): the client's name marked
 unverified with its redirect host verbatim, the access asked for, a \`Project\` chooser (the user's active projects,
 each with the access it would grant: \`write\` when asked and the membership is admin or member, else \`read\`;
-viewers always \`read\`), a \`New project name\` field, and \`Approve\` / \`Deny\`.`,
+viewers always \`read\`), when \`write\` was asked for a choice \`Read and write\` / \`Read only\` (form field \`access\`),
+a \`New project name\` field, and \`Approve\` / \`Deny\`.`,
       request: { query: OAuthAuthorizeQuery },
       responses: {
         200: html("The sign-in or consent page"),
@@ -144,7 +154,8 @@ page, nothing done.
 \`action=approve\` with \`project_id\` (one of the user's projects) or \`new_project_name\` (1 to 100
 characters; design: created in the organization of the user's oldest project where the user is admin, else in
 a new \`free\` organization named after the user; the user becomes its admin; ticket prefix from the name's first
-letters): stores a code (\`svc_ac_...\`, stored as its SHA-256, 60 seconds, single use, OAUTH-039) and answers 303
+letters) and optional \`access\` (\`read\` grants read only; \`write\` or absent grants what was asked for, capped
+for viewers; never \`write\` when only \`read\` was asked for): stores a code (\`svc_ac_...\`, stored as its SHA-256, 60 seconds, single use, OAUTH-039) and answers 303
 to \`redirect_uri\` with \`code\`, \`state\` and \`iss\` (RFC 9207). \`action=deny\`: 303 with
 \`error=access_denied\`, \`state\` and \`iss\`.`,
       request: {

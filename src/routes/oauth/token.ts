@@ -123,7 +123,12 @@ token issued from its first use (the refresh-token family and the access token i
 returns a new one; the family lives 30 days from the code exchange and rotation never extends it. A used token
 or a \`client_id\` mismatch answers \`invalid_grant\` and revokes the whole family. Each refresh re-checks that the
 organization is active, the project exists and is active and the user is still a member (else \`invalid_grant\`),
-and re-applies the viewer cap (viewers get \`read\`).
+and re-applies the viewer cap (viewers get \`read\`). An optional \`scope\` (RFC 6749 section 6) asks for
+\`read\` or \`write\`: more than was granted at consent (\`write\` on a \`read\` grant) answers \`invalid_scope\`
+and consumes nothing; less is issued as asked for this access token (the refresh token keeps the grant's scope).
+
+An optional \`resource\` (RFC 8707, either grant) must be \`{mcp_url}\` (with or without a trailing slash) or
+\`{auth_url}\`, else \`invalid_target\`.
 
 Concurrent redemptions of one code or refreshes of one token: exactly one succeeds (the code or token is
 consumed by a conditional update in the transaction that stores the new refresh token); the others are
@@ -132,12 +137,19 @@ replays and revoke the family, so there is never more than one live refresh toke
 Responses carry \`Cache-Control: no-store\` and \`Pragma: no-cache\`. Errors \`{ error, error_description }\`:
 \`invalid_request\` (400: missing or repeated parameter, malformed verifier, unsupported content type),
 \`invalid_grant\` (400: invalid, expired or used code or refresh token, redirect_uri or client_id mismatch, PKCE
-failure, authorization no longer valid), \`unsupported_grant_type\` (400), \`temporarily_unavailable\` (503).`,
+failure, authorization no longer valid), \`unsupported_grant_type\` (400), \`invalid_scope\` (400, extension:
+refresh asking for more scope than granted), \`invalid_target\` (400, extension: another \`resource\`),
+\`temporarily_unavailable\` (503).`,
       security: [],
       request: { body: { required: true, content: bodyContent(OAuthTokenRequest) } },
       responses: {
         200: { description: "Tokens", content: { "application/json": { schema: OAuthTokenResponse } } },
-        400: { description: "invalid_request, invalid_grant, unsupported_grant_type", content: errorContent },
+        400: {
+          description:
+            "invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target",
+          content: errorContent,
+        },
+        413: { description: "invalid_request: body over 1 MB", content: errorContent },
         500: { description: "Unexpected failure" },
         503: { description: "temporarily_unavailable", content: errorContent },
       },
@@ -154,7 +166,9 @@ failure, authorization no longer valid), \`unsupported_grant_type\` (400), \`tem
       description: `No bearer token. Body \`token\` (+ optional \`token_type_hint\`), form-encoded or JSON.
 Answers \`200 {}\` for any token, recognised or not. A refresh token revokes its whole family (no token of it
 can be refreshed afterwards; access tokens already issued stay valid until they expire). A valid access token
-(design; the spec is silent) is recorded by its \`jti\` until it would expire, and is refused afterwards.
+(design; the spec is silent) is recorded by its \`jti\` until it would expire, and is refused afterwards, by REST
+and by \`/mcp\` alike. With \`client_id\` (RFC 7009 section 2.1), a token issued to another client (or to none)
+is left alone: the answer is the same \`200 {}\` and nothing is revoked.
 Errors: \`invalid_request\` (400: no \`token\`, unsupported content type), \`temporarily_unavailable\` (503).`,
       security: [],
       request: { body: { required: true, content: bodyContent(OAuthRevokeRequest) } },
@@ -164,6 +178,7 @@ Errors: \`invalid_request\` (400: no \`token\`, unsupported content type), \`tem
           content: { "application/json": { schema: OAuthRevokeResponse } },
         },
         400: { description: "invalid_request", content: errorContent },
+        413: { description: "invalid_request: body over 1 MB", content: errorContent },
         500: { description: "Unexpected failure" },
         503: { description: "temporarily_unavailable", content: errorContent },
       },
