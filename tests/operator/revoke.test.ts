@@ -176,23 +176,28 @@ test("DELETE /admin/sessions/:sessionId cancels the session and revokes its toke
   assert.equal((await call("DELETE", `/admin/sessions/${agent.sessionId}`)).status, 401);
 });
 
-/** Signs in to the dashboard and answers the status of the project's page. */
-async function dashboardStatus(email: string, projectId: string): Promise<number> {
+/** Signs in to the dashboard; answers the Cookie header of the signed-in browser. */
+async function signIn(email: string): Promise<string> {
   const e = await env();
   const form = await e.fetch("/", { redirect: "manual" });
   const cookies = form.headers.getSetCookie().map((c) => c.split(";")[0]!);
   const csrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())?.[1] ?? "";
-  const signIn = await e.fetch("/signin", {
+  const res = await e.fetch("/signin", {
     method: "POST",
     redirect: "manual",
     headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookies.join("; ") },
     body: new URLSearchParams({ csrf_token: csrf, email, password: PASSWORD }).toString(),
   });
-  await signIn.body?.cancel();
-  const session = signIn.headers.getSetCookie().map((c) => c.split(";")[0]!);
+  await res.body?.cancel();
+  return [...cookies, ...res.headers.getSetCookie().map((c) => c.split(";")[0]!)].join("; ");
+}
+
+/** Signs in to the dashboard and answers the status of the project's page. */
+async function dashboardStatus(email: string, projectId: string): Promise<number> {
+  const e = await env();
   const page = await e.fetch(`/projects/${projectId}`, {
     redirect: "manual",
-    headers: { Cookie: [...cookies, ...session].join("; ") },
+    headers: { Cookie: await signIn(email) },
   });
   await page.body?.cancel();
   return page.status;
@@ -287,4 +292,39 @@ test("removing a member revokes the user's OAuth refresh tokens for that project
   assert.ok(rows.find((r) => r.id === here.id)?.revoked_at);
   assert.equal(rows.find((r) => r.id === there.id)?.revoked_at, null);
   assert.equal((await read(`/projects/${other.projectId}/members/${f.userId}`)).role, "member");
+});
+
+test("removing a member ends their open dashboard event stream at once, without sending another event", async () => {
+  const f = await oauthFixture({ memberRole: "member" });
+  const user = await read(`/users/${f.userId}`);
+  const e = await env();
+  const abort = new AbortController();
+  const res = await e.fetch(`/projects/${f.projectId}/events`, {
+    headers: { Cookie: await signIn(user.email) },
+    signal: abort.signal,
+  });
+  assert.equal(res.status, 200);
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  assert.match((await reader.read()).value ?? "", /retry: 1000/);
+  const removed = await op("DELETE", `/projects/${f.projectId}/members/${f.userId}`);
+  assert.equal(removed.status, 200, removed.text);
+  let received = "";
+  let ended = false;
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline) {
+    const next = await Promise.race([
+      reader.read(),
+      new Promise<null>((resolve) => setTimeout(() => resolve(null), Math.max(0, deadline - Date.now()))),
+    ]);
+    if (next === null) break;
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    received += next.value;
+  }
+  await reader.cancel().catch(() => {});
+  abort.abort();
+  assert.ok(ended, `the stream should end: ${received}`);
+  assert.doesNotMatch(received, /member\.removed|^data:/m);
 });
