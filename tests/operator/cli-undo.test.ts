@@ -1,19 +1,19 @@
 import assert from "node:assert/strict";
 import { runCli } from "../../scripts/cli.ts";
+import { createApp } from "@/app.ts";
 import { admin, ADMIN_TOKEN, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { oauthFixture } from "../oauth/helpers.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
-/** The test service on a loopback port for the duration of `fn` (the CLI runs as its own process). */
+/**
+ * The test service's app on a loopback port for the duration of `fn`, as `src/main.ts` serves it (the
+ * raw request, so a bodiless DELETE reaches it as a real client sends it); the CLI runs as its own process.
+ */
 async function served<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const e = await env();
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
-    const url = new URL(req.url);
-    const text = req.method === "GET" || req.method === "HEAD" ? "" : await req.text();
-    const body = text.length > 0 ? text : null;
-    return await e.fetch(url.pathname + url.search, { method: req.method, headers: req.headers, body });
-  });
+  const app = createApp({ db: e.db, engine: e.engine, clock: e.clock, config: e.config });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch);
   try {
     return await fn(`http://127.0.0.1:${server.addr.port}`);
   } finally {
