@@ -7,7 +7,8 @@
  * each its own port, test clock on), then drives the agent loop across them round-robin over real HTTP
  * and checks that nothing answers differently than with one process: claim uniqueness, a per-agent
  * rate limit and the per-address pairing limit (refused at the same totals as on one process), pairing
- * strikes, refresh-token rotation, the 30-second `/me` cache and the test clock; and that the background
+ * strikes, refresh-token rotation, the 30-second `/me` cache, the test clock and the operator's undo (a
+ * credential revoked on one process is refused by the others on their next request); and that the background
  * pruning keeps `rate_counters`, `pending_jobs`, codes and tokens bounded. Prints every check with its
  * figures and a summary; exits 1 on any failed check. Every child process and the database are stopped
  * at the end, whatever happens; the whole run is bounded (DEADLINE_MS).
