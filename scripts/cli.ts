@@ -58,6 +58,38 @@ function reads(): Record<string, Command> {
   return out;
 }
 
+/** The undo commands: revoke a key or an agent, end a session, remove a member (200 with what changed). */
+function undoCommands(): Record<string, Command> {
+  const id = (p: string[], name: string) => {
+    if (!p[0]) throw new Error(`missing ${name}`);
+    return encodeURIComponent(p[0]);
+  };
+  const project = (f: Flags) => `/admin/projects/${encodeURIComponent(required(f, "project"))}`;
+  return {
+    "api-key revoke": {
+      usage: "api-key revoke --project PROJECT_ID KEY_ID   (the key is refused at once)",
+      method: "DELETE",
+      path: (f, p) => `${project(f)}/api-keys/${id(p, "KEY_ID")}`,
+    },
+    "agent revoke": {
+      usage: "agent revoke --project PROJECT_ID AGENT_ID   (its keys and sessions revoked, claims released)",
+      method: "POST",
+      path: (f, p) => `${project(f)}/agents/${id(p, "AGENT_ID")}/revoke`,
+      body: () => ({}),
+    },
+    "session end": {
+      usage: "session end SESSION_ID   (canceled, its token refused at once)",
+      method: "DELETE",
+      path: (_f, p) => `/admin/sessions/${id(p, "SESSION_ID")}`,
+    },
+    "member remove": {
+      usage: "member remove --project PROJECT_ID USER_ID   (the user loses the project at once)",
+      method: "DELETE",
+      path: (f, p) => `${project(f)}/members/${id(p, "USER_ID")}`,
+    },
+  };
+}
+
 function str(flags: Flags, name: string): string | undefined {
   const value = flags[name];
   return typeof value === "string" ? value : undefined;
@@ -167,6 +199,7 @@ const COMMANDS: Record<string, Command> = {
     body: (f) => ({ advanceMs: Number(required(f, "ms")) }),
   },
   ...reads(),
+  ...undoCommands(),
 };
 
 const BOOLEAN_FLAGS = new Set(["json", "help"]);

@@ -33,8 +33,10 @@ is silent): \`svc_key_\` followed by 43 base64url characters (32 random bytes), 
 (\`POST /admin/projects/{projectId}/api-keys\` with \`name\`, \`agentName\`, \`role\`, \`scopes\`), presented as a
 bearer token like every other credential (no other header or query parameter is read), stored only as a hash.
 A key never expires and has no idle window and no session; it stops working when a critical \`ALERT\` of its
-agent revokes it, or when its project is archived or its organization suspended (one identical \`401
-UNAUTHORIZED\` for every refused credential). Its scopes are the ones it was minted with; an empty list is
+agent revokes it, when the operator revokes it (\`DELETE /admin/projects/{projectId}/api-keys/{keyId}\`) or its
+agent (\`POST /admin/projects/{projectId}/agents/{agentId}/revoke\`), or when its project is archived or its
+organization suspended (one identical \`401 UNAUTHORIZED\` for every refused credential, from the next request on
+every instance: no credential decision is cached in a process). Its scopes are the ones it was minted with; an empty list is
 unrestricted. \`X-Svc-SubAgent\` is honoured with session tokens only and ignored with API keys, \`svc_sub_\` and
 OAuth tokens. A sub-agent is registered under its orchestrator by \`POST /subagent/session\` (scope
 \`write:agents\`) and unregistered by \`DELETE /subagent/session\`.

@@ -7,7 +7,8 @@
  * each its own port, test clock on), then drives the agent loop across them round-robin over real HTTP
  * and checks that nothing answers differently than with one process: claim uniqueness, a per-agent
  * rate limit and the per-address pairing limit (refused at the same totals as on one process), pairing
- * strikes, refresh-token rotation, the 30-second `/me` cache and the test clock; and that the background
+ * strikes, refresh-token rotation, the 30-second `/me` cache, the test clock and the operator's undo (a
+ * credential revoked on one process is refused by the others on their next request); and that the background
  * pruning keeps `rate_counters`, `pending_jobs`, codes and tokens bounded. Prints every check with its
  * figures and a summary; exits 1 on any failed check. Every child process and the database are stopped
  * at the end, whatever happens; the whole run is bounded (DEADLINE_MS).
@@ -586,6 +587,9 @@ async function run(): Promise<void> {
     );
   }
 
+  // 10. Operator undo: revoked on one instance, refused by another on its very next request.
+  await undoAcrossInstances(org.id);
+
   // 9. Pruning keeps the tables bounded: advance the clock past every retention, let the workers run.
   {
     await advance(2, 9 * DAY);
@@ -620,6 +624,87 @@ async function run(): Promise<void> {
     alive.every((r) => r.status === 200),
     tally(alive.map((r) => r.status)),
   );
+}
+
+/** Signs in to the dashboard of `inst` over HTTP; answers the session's Cookie header. */
+async function dashboardSignIn(inst: Instance, email: string, password: string): Promise<string> {
+  const form = await fetch(`${inst.url}/`, { redirect: "manual" });
+  const cookies = form.headers.getSetCookie().map((c) => c.split(";")[0]!);
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(await form.text())?.[1] ?? "";
+  const res = await fetch(`${inst.url}/signin`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookies.join("; ") },
+    body: new URLSearchParams({ csrf_token: csrf, email, password }).toString(),
+  });
+  await res.body?.cancel();
+  requestCount += 2;
+  return [...cookies, ...res.headers.getSetCookie().map((c) => c.split(";")[0]!)].join("; ");
+}
+
+/**
+ * The operator's undo (revoke a key, revoke an agent, end a session, remove a member) through one
+ * instance; the very next request with that credential on each other instance is refused (401, or 404
+ * for the removed member's dashboard page). Each credential works on the other instances first, so a
+ * per-process cache of the decision would show here.
+ */
+async function undoAcrossInstances(orgId: string): Promise<void> {
+  const project = await admin(0, "POST", "/projects", { orgId, name: "Undo", ticketPrefix: "UNDO" });
+  const key = await admin(1, "POST", `/projects/${project.id}/api-keys`, { agentName: "undo-key" });
+  const revoked = await pair(2, project.id, "undo-agent");
+  const ended = await pair(0, project.id, "undo-session");
+  const email = `undo-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  const user = await admin(1, "POST", "/users", { email, password: "chaos-undo-pass", name: "Undo" });
+  await admin(2, "POST", `/projects/${project.id}/members`, { userId: user.id, role: "member" });
+  const cookie = await dashboardSignIn(on(1), email, "chaos-undo-pass");
+  const page = async (inst: Instance) => {
+    requestCount++;
+    const res = await fetch(`${inst.url}/projects/${project.id}`, {
+      headers: { Cookie: cookie },
+      redirect: "manual",
+    });
+    await res.body?.cancel();
+    return res.status;
+  };
+  const me = async (inst: Instance, token: string) => (await req(inst, "GET", "/api/me", { token })).status;
+  const cases = [
+    {
+      name: "API key",
+      path: `/projects/${project.id}/api-keys/${key.id}`,
+      method: "DELETE",
+      probe: (i: Instance) => me(i, key.key),
+    },
+    {
+      name: "agent",
+      path: `/projects/${project.id}/agents/${revoked.agentId}/revoke`,
+      method: "POST",
+      probe: (i: Instance) => me(i, revoked.token),
+    },
+    {
+      name: "session",
+      path: `/sessions/${ended.sessionId}`,
+      method: "DELETE",
+      probe: (i: Instance) => me(i, ended.token),
+    },
+    { name: "member", path: `/projects/${project.id}/members/${user.id}`, method: "DELETE", probe: page },
+  ];
+  for (const [c, undo] of cases.entries()) {
+    const others = [on(c + 1), on(c + 2)];
+    const before = await Promise.all(others.map(undo.probe));
+    // No body: a DELETE as a plain HTTP client sends it.
+    const res = await req(on(c), undo.method, `/admin${undo.path}`, { token: ADMIN_TOKEN });
+    const after = [];
+    for (const inst of others) after.push(await undo.probe(inst));
+    const refused = undo.name === "member" ? 404 : 401;
+    record(
+      `operator undo (${undo.name}) on #${c % INSTANCES}: the next request on each other instance is refused`,
+      before.every((s) => s === 200) && res.status === 200 && after.every((s) => s === refused),
+      `before on #${(c + 1) % INSTANCES}/#${(c + 2) % INSTANCES}: ${
+        before.join("/")
+      }; ${undo.method} /admin${undo.path} ` +
+        `-> ${res.status}; after: ${after.join("/")} (expected ${refused})`,
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { timingSafeEqual } from "@/domain/shared/crypto.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import * as operator from "@/domain/operator/operator.ts";
 import * as operatorRead from "@/domain/operator/read.ts";
+import * as operatorRevoke from "@/domain/operator/revoke.ts";
 import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
 import { rotateSigningKey } from "@/domain/oauth/keys.ts";
 
@@ -199,6 +200,30 @@ export function adminApp(): Hono<AppEnv> {
     "/projects/:projectId/api-keys",
     withIds(async (c, { projectId }) =>
       ok(c, await operator.createApiKey(ctx(c), projectId!, await parse(schemas.apiKey, c.req)), 201)
+    ),
+  );
+
+  // Undo: revoke a key or an agent, end a session, remove a member (see domain/operator/revoke.ts).
+  admin.delete(
+    "/projects/:projectId/api-keys/:keyId",
+    withIds(async (c, { projectId, keyId }) =>
+      ok(c, await operatorRevoke.revokeApiKey(ctx(c), projectId!, keyId!))
+    ),
+  );
+  admin.post(
+    "/projects/:projectId/agents/:agentId/revoke",
+    withIds(async (c, { projectId, agentId }) =>
+      ok(c, await operatorRevoke.revokeAgent(ctx(c), projectId!, agentId!))
+    ),
+  );
+  admin.delete(
+    "/sessions/:sessionId",
+    withIds(async (c, { sessionId }) => ok(c, await operatorRevoke.endSession(ctx(c), sessionId!))),
+  );
+  admin.delete(
+    "/projects/:projectId/members/:userId",
+    withIds(async (c, { projectId, userId }) =>
+      ok(c, await operatorRevoke.removeMember(ctx(c), projectId!, userId!))
     ),
   );
 

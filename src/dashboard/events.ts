@@ -42,6 +42,9 @@ export async function eventStream(c: Context<AppEnv>): Promise<Response> {
     while (open && Date.now() < until) {
       const at = decodeEventCursor(projectId, cursor) ?? 0;
       if (await feedHead(ctx.db, projectId) > at) {
+        // Still a member? Checked only when there is something to send, and a removal writes an event
+        // itself, so a removed member's open stream ends at once without one more event.
+        if (!await projectMember(ctx, s.user, projectId)) break;
         const page = await projectEvents(ctx, projectId, { since: cursor, limit: 100 });
         for (const e of page.events) {
           await stream.writeSSE({

@@ -73,10 +73,10 @@ export function bodyGuards(limitFor: (path: string) => number): MiddlewareHandle
       },
     });
     return await limiter(c, async () => {
-      // Without Content-Length the stream may still be empty (Deno.serve gives a bodyless DELETE or POST
-      // a body stream): read it (through the limiter; the text stays cached) and treat empty as no body,
-      // so a request without a body never gets 415.
-      if (c.req.header("content-length") === undefined && (await c.req.text()) === "") return await next();
+      // Without Content-Length or Transfer-Encoding a request has no body (RFC 9112, 6.3), yet Deno
+      // presents an empty stream for a bodiless DELETE: an empty body is no body (no 415 for it).
+      const framed = c.req.header("content-length") !== undefined || c.req.header("transfer-encoding");
+      if (!framed && (await c.req.text()) === "") return await next();
       const type = c.req.header("content-type") ?? "";
       if (OAUTH_TOKEN_PATHS.has(c.req.path) && !JSON_TYPE.test(type)) return await next();
       if (FORM_TYPE.test(type) && isFormPath(c.req.path)) return await next();

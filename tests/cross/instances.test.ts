@@ -3,9 +3,11 @@ import { sql } from "kysely";
 import { createApp } from "@/app.ts";
 import { systemClock } from "@/clock.ts";
 import { contractChecked } from "../helpers/contract-check.ts";
+import { oauthFixture } from "../oauth/helpers.ts";
 import {
   admin,
   ADMIN_TOKEN,
+  call,
   callOn,
   env,
   newProject,
@@ -85,4 +87,33 @@ test("POST /admin/clock on one instance moves the clock of the other: a pairing 
   const there = await callOn(two, "POST", "/admin/clock", { token: ADMIN_TOKEN, body: { advanceMs: 0 } });
   const drift = Date.parse(there.body.data.now) - Date.parse(moved.now);
   assert.ok(drift >= 0 && drift < 5_000, String(drift));
+});
+
+test("ROLE-007 an operator revocation on one instance is refused by the other on its very next request", async () => {
+  const two = await secondInstance();
+  const { projectId } = await newProject();
+  const keyed = await admin("POST", `/projects/${projectId}/api-keys`, { agentName: "x-key" });
+  const revokedAgent = await pairAgent(projectId);
+  const ended = await pairAgent(projectId);
+  const f = await oauthFixture({ memberRole: "member" });
+  const accessToken = await f.mint("write");
+  const credentials = [keyed.key, revokedAgent.token, ended.token, accessToken];
+  // Each works on the second instance first (and fills its /me cache entry), so a cache would show.
+  for (const token of credentials) assert.equal((await callOn(two, "GET", "/api/me", { token })).status, 200);
+
+  const undo = [
+    ["DELETE", `/admin/projects/${projectId}/api-keys/${keyed.id}`],
+    ["POST", `/admin/projects/${projectId}/agents/${revokedAgent.agentId}/revoke`],
+    ["DELETE", `/admin/sessions/${ended.sessionId}`],
+    ["DELETE", `/admin/projects/${f.projectId}/members/${f.userId}`],
+  ] as const;
+  for (const [i, [method, path]] of undo.entries()) {
+    const res = await call(method, path, { token: ADMIN_TOKEN });
+    assert.equal(res.status, 200, `${method} ${path}: ${res.text}`);
+    for (const route of ["/api/me", "/api/context"]) {
+      const next = await callOn(two, "GET", route, { token: credentials[i] });
+      assert.equal(next.status, 401, `${route} after ${method} ${path}: ${next.text}`);
+      assert.equal(next.body.error.code, "UNAUTHORIZED");
+    }
+  }
 });

@@ -26,6 +26,11 @@ const VALID_BODIES: Record<string, () => Promise<Record<string, unknown>>> = {
   },
   "POST /projects/:projectId/pairing-codes": () => Promise.resolve({ role: "generator" }),
   "POST /projects/:projectId/api-keys": () => Promise.resolve({ agentName: "ids-bot" }),
+  // The undo routes take no body.
+  "DELETE /projects/:projectId/api-keys/:keyId": () => Promise.resolve({}),
+  "POST /projects/:projectId/agents/:agentId/revoke": () => Promise.resolve({}),
+  "DELETE /sessions/:sessionId": () => Promise.resolve({}),
+  "DELETE /projects/:projectId/members/:userId": () => Promise.resolve({}),
 };
 
 function idRoutes(): { method: string; path: string; params: string[] }[] {

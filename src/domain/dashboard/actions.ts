@@ -1,9 +1,7 @@
 import { isStale } from "@/domain/claims/policy.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { revokeAgentIn } from "@/domain/agents/revoke.ts";
 import { ADMIN_CODE_TTL_SECONDS, issueAgentCode, type IssuedCode } from "@/domain/pairing/codes.ts";
-import { closeSessions, OPEN_SESSION_STATUSES } from "@/domain/sessions/close.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail } from "@/domain/shared/errors.ts";
 
@@ -50,57 +48,16 @@ export async function revokeAgent(ctx: ActorCtx, agentId: string): Promise<{ id:
     throw fail.validation("Cannot revoke your own agent from the dashboard", { agentId });
   }
   return await ctx.db.transaction().execute(async (trx) => {
-    const agent = await trx.updateTable("agents").set({ status: "revoked" })
-      .where("id", "=", agentId.toLowerCase()).where("project_id", "=", actor.projectId)
-      .where("status", "!=", "revoked").returning(["id", "name"]).executeTakeFirst();
-    if (!agent) throw fail.notFound(`Cannot revoke agent "${agentId}": not found or already revoked`);
-    const open = await trx.selectFrom("sessions").select("id").where("agent_id", "=", agent.id)
-      .where("status", "in", [...OPEN_SESSION_STATUSES]).execute();
-    await closeSessions(trx, {
+    const revoked = await revokeAgentIn(trx, {
       projectId: actor.projectId,
-      sessionIds: open.map((s) => s.id),
-      status: "canceled",
+      agentId: agentId.toLowerCase(),
       byAgentId: actor.agentId,
-      reason: "agent_revoked",
+      byLabel: `${actor.agentName} from the dashboard`,
+      via: "dashboard",
       now,
     });
-    const tokens = await trx.updateTable("tokens").set({ revoked_at: now }).where("agent_id", "=", agent.id)
-      .where("revoked_at", "is", null).returning("id").execute();
-    await trx.updateTable("sub_agents").set({ revoked_at: now }).where("parent_agent_id", "=", agent.id)
-      .where("revoked_at", "is", null).execute();
-    const claims = await trx.selectFrom("claims").select(["sub_agent_name"]).distinct()
-      .where("agent_id", "=", agent.id).where("released_at", "is", null).execute();
-    for (const c of claims) {
-      await releaseClaims(trx, {
-        projectId: actor.projectId,
-        agentId: agent.id,
-        subAgentName: c.sub_agent_name,
-        all: true,
-        now,
-      });
-    }
-    await writeSystemEntry(trx, {
-      projectId: actor.projectId,
-      type: "ALERT",
-      content: `Agent ${agent.name} was revoked by ${actor.agentName} from the dashboard`,
-      agentId: actor.agentId,
-      subAgentName: null,
-      sessionId: null,
-      ticketId: null,
-      fileRef: null,
-      payload: { action: "revoke_agent", agentId: agent.id },
-      now,
-    });
-    await recordEvent(trx, {
-      projectId: actor.projectId,
-      kind: "agent.revoked",
-      entityType: "agent",
-      entityId: agent.id,
-      agentId: actor.agentId,
-      data: { name: agent.name, revokedTokens: tokens.length },
-      now,
-    });
-    return agent;
+    if (!revoked) throw fail.notFound(`Cannot revoke agent "${agentId}": not found or already revoked`);
+    return { id: revoked.id, name: revoked.name };
   });
 }
 
