@@ -69,6 +69,11 @@ export async function writeClaim(
   return { renewed: rows[0]!.renewed, inserted: rows[0]!.inserted };
 }
 
+/** Renews the caller's own live claims `ids` (one statement, no event); answers the ids renewed. */
+export async function renewClaims(db: DbOrTrx, input: AcquireInput, ids: string[], expiresAt: Date) {
+  return (await renewQuery(db, input, ids, expiresAt).execute()).map((r) => r.id);
+}
+
 /** The caller's own live claims, renewed (`released_at` still null: one released meanwhile is missed). */
 function renewQuery(db: DbOrTrx, input: AcquireInput, ids: string[], expiresAt: Date) {
   return db.updateTable("claims")
