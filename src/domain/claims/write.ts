@@ -114,7 +114,7 @@ function newFilesQuery(projectId: string, claimId: string, sorted: string[]): Ra
     FROM jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) WITH ORDINALITY AS f(file, n),
       (SELECT count(*) FROM dead_files) AS settled
     ORDER BY f.n
-    ON CONFLICT (project_id, file) WHERE released_at IS NULL DO NOTHING
+    ON CONFLICT (project_id, lower(file)) WHERE released_at IS NULL DO NOTHING
     RETURNING NULL::uuid AS id, file`;
 }
 
