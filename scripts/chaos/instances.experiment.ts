@@ -5,7 +5,8 @@
  *
  * Starts a throwaway PostgreSQL (scripts/pg-temp.sh) and three service processes on it (`src/main.ts`,
  * each its own port, test clock on), then drives the agent loop across them round-robin over real HTTP
- * and checks that nothing answers differently than with one process: claim uniqueness, a per-agent
+ * and checks that nothing answers differently than with one process: claim uniqueness, one agent's
+ * concurrent overlapping claims all succeeding (never refused by itself), a per-agent
  * rate limit and the per-address pairing limit (refused at the same totals as on one process), pairing
  * strikes, refresh-token rotation, the 30-second `/me` cache, the test clock and the operator's undo (a
  * credential revoked on one process is refused by the others on their next request); and that the background
@@ -273,6 +274,44 @@ async function tableCounts(sql: postgres.Sql) {
   return row as Record<string, number>;
 }
 
+/**
+ * Issue 22 (2): an agent is never refused by itself. Rounds of six concurrent claims by one agent, spread
+ * over the instances, that all share one file (and each add a file of its own) all succeed; each shared
+ * file has one live holder row and every claimed file is held by that agent. Self-contained: its own API
+ * key, warmed up on every instance first so that the claims of a round reach the database together.
+ */
+async function selfOverlapCheck(projectId: string, sql: postgres.Sql): Promise<void> {
+  const key = await admin(0, "POST", `/projects/${projectId}/api-keys`, {
+    agentName: "solo",
+    role: "generator",
+  });
+  await Promise.all([0, 1, 2].map((i) => req(on(i), "GET", "/api/me", { token: key.key })));
+  const statuses: number[] = [];
+  const refused: string[] = [];
+  for (let round = 0; round < 4; round++) {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        req(on(i), "POST", "/api/claim", {
+          token: key.key,
+          body: { files: [`solo/common${round}.ts`, `solo/own-${round}-${i}.ts`] },
+        })),
+    );
+    statuses.push(...results.map((r) => r.status));
+    refused.push(...results.filter((r) => r.status !== 200).map((r) => r.text.slice(0, 200)));
+  }
+  const [held] =
+    await sql`SELECT count(*)::int AS n, count(*) FILTER (WHERE f.file LIKE 'solo/common%')::int AS shared,
+      count(DISTINCT c.agent_id)::int AS agents
+    FROM claim_files f JOIN claims c ON c.id = f.claim_id
+    WHERE f.project_id = ${projectId} AND f.file LIKE 'solo/%' AND f.released_at IS NULL`;
+  record(
+    `one agent's concurrent overlapping claims over ${INSTANCES} instances all succeed (never refused by itself)`,
+    count(statuses, 200) === 24 && held!.n === 28 && held!.shared === 4 && held!.agents === 1,
+    `4 rounds of 6 claims sharing one file: ${tally(statuses)}; live files ${held!.n} (shared file rows ` +
+      `${held!.shared}, holders ${held!.agents})${refused.length ? `\nrefused: ${refused[0]}` : ""}`,
+  );
+}
+
 async function run(): Promise<void> {
   // Start: the database, then three instances at once (they migrate one empty database concurrently).
   pg = await startPostgres();
@@ -406,6 +445,9 @@ async function run(): Promise<void> {
       );
     }
   }
+
+  // 2b. One agent's concurrent overlapping claims across the instances (issue 22).
+  await selfOverlapCheck(main.id, sql);
 
   // 3. /me from the three instances within 30 seconds: one body, one cachedAt.
   {

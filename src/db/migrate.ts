@@ -21,6 +21,7 @@ import * as m0017 from "./migrations/0017_oauth_tokens.ts";
 import * as m0018 from "./migrations/0018_perf.ts";
 import * as m0019 from "./migrations/0019_dashboard_perf.ts";
 import * as m0020 from "./migrations/0020_context_bounded.ts";
+import * as m0021 from "./migrations/0021_claim_paths.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -48,6 +49,7 @@ const migrations: Record<string, Migration> = {
   "0018_perf": m0018,
   "0019_dashboard_perf": m0019,
   "0020_context_bounded": m0020,
+  "0021_claim_paths": m0021,
 };
 
 const provider: MigrationProvider = {

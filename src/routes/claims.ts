@@ -26,10 +26,19 @@ export const claimRoute = defineRoute({
     "else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, " +
     "claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: " +
     "`release` when the holder is your own agent under another identity (your parent without allowSubAgents, " +
-    "or your sub-agent): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 " +
+    "your sub-agent, or a sibling sub-agent; the hint names it): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 " +
     "minutes): it is never taken over, so wait for its expiry or ask the holder in a thread; `wait` for a " +
     "fresh claim or one in its grace period (status `grace_period`). A claim that races a concurrent claim " +
-    "or whose renewal races a release is also 409 CONFLICT.\n\n" +
+    "or whose renewal races a release is also 409 CONFLICT. Your own identity never conflicts with itself: " +
+    "concurrent claims of yours that share files all succeed (the later ones renew the shared files), on " +
+    "every instance of the service.\n\n" +
+    "Paths (extension for case-insensitive file systems): paths that differ only in letter case are one " +
+    "file (`SRC/A.ts` and `src/a.ts`); a claim stores the spelling you gave, a file held under another " +
+    "spelling conflicts as any held file (the conflict item carries the spelling you sent, its warning the " +
+    "one it is held under), a re-claim under another spelling renews it and the answer shows the held " +
+    "spelling; spellings of one file in one request count once. A path with an invisible format character " +
+    "(Unicode category Cf: U+200B, U+FEFF, U+202E ...) answers 400 VALIDATION_ERROR like other invalid " +
+    "paths.\n\n" +
     "Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; " +
     "without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. " +
     "Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every " +
@@ -62,7 +71,9 @@ export const claimCheckRoute = defineRoute({
     "Scope read:board. Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is " +
     "`available` when no live claim holds it (expired claims and claims past their grace period do not " +
     "count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older " +
-    "than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`).",
+    "than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`). Letter case is " +
+    "ignored, as by POST /claim: a file held as `SRC/A.ts` is reported held when asked as `src/a.ts` (under " +
+    "the spelling asked).",
   request: { query: ClaimCheckQuery },
   responses: {
     200: { description: "Holders", content: { "application/json": { schema: ClaimCheckResponse } } },
@@ -78,7 +89,9 @@ export const releaseRoute = defineRoute({
     "Scope write:claim, any role (releasing is not claiming). Send exactly one of `files` (frees every active claim of yours that includes any of the " +
     "files, with all the files of those claims) or `all: true` (every active claim of yours); both or " +
     "neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never " +
-    "touched. Response `{ released }`: the freed files, sorted, empty when nothing matched. Writes a CONTEXT " +
+    "touched. `files` match your claims without regard to letter case (`src/a.ts` releases your claim on " +
+    "`SRC/A.ts`). Response `{ released }`: the freed files as they were claimed, sorted, empty when nothing " +
+    "matched. Writes a CONTEXT " +
     "ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). " +
     "429 BACKPRESSURE over 30 release calls in 5 minutes per agent.",
   request: { body: { required: true, content: { "application/json": { schema: ReleaseBody } } } },

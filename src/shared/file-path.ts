@@ -2,18 +2,25 @@
  * The one canonical form of a repository file path (no imports: usable by contracts, domain and MCP).
  *
  * Canonical: trimmed, Unicode NFC, `/` separators (backslashes become `/`), no empty, `.` or `..`
- * segments (`..` resolved against the segment before it), no leading or trailing slash. Case is kept.
- * Refused: control characters (U+0000 to U+001F, U+007F to U+009F), a lone UTF-16 surrogate, a `..` that
+ * segments (`..` resolved against the segment before it), no leading or trailing slash. Case is kept
+ * (claims compare paths without regard to letter case, see `fileKey` in domain/claims/holders.ts).
+ * Refused: control characters (U+0000 to U+001F, U+007F to U+009F), invisible format characters (Unicode
+ * category Cf: two paths that look alike must not name two files), a lone UTF-16 surrogate, a `..` that
  * climbs above the repository root, and a path that is empty once canonical.
  */
 export type PathCheck = { ok: true; path: string } | { ok: false; reason: string };
 
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** Invisible format characters (zero-width space U+200B, BOM U+FEFF, bidi overrides U+202E, ...). */
+const FORMAT = /\p{Cf}/u;
 
 export function checkPath(raw: string): PathCheck {
   if (CONTROL.test(raw)) return { ok: false, reason: "Path must not contain control characters" };
   if (!raw.isWellFormed()) return { ok: false, reason: "Path must not contain a lone UTF-16 surrogate" };
+  if (FORMAT.test(raw)) {
+    return { ok: false, reason: "Path must not contain invisible format characters (Unicode category Cf)" };
+  }
   const text = raw.trim().normalize("NFC").replaceAll("\\", "/");
   const segments: string[] = [];
   for (const segment of text.split("/")) {

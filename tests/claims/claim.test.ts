@@ -197,6 +197,34 @@ test("CLAIM-012 CLAIM-020 without allowSubAgents the sub-agent conflicts with re
   assert.equal(res.body.error.details.conflicts[0].claimantName, parent.name);
 });
 
+test("CLAIM-020 an own-agent conflict's recovery names the real holder: the parent, a sub-agent or a sibling sub-agent", async () => {
+  const { projectId } = await newProject();
+  const parent = await pairAgent(projectId);
+  await insertSubAgent(projectId, parent.agentId, "left");
+  await insertSubAgent(projectId, parent.agentId, "right");
+  const left = { "X-Svc-SubAgent": "left" };
+  const right = { "X-Svc-SubAgent": "right" };
+  assert.equal((await claim(parent.token, { files: ["src/parent.ts"] })).status, 200);
+  assert.equal((await claim(parent.token, { files: ["src/left.ts"] }, left)).status, 200);
+  const cases: Array<[Record<string, string>, string, RegExp]> = [
+    [
+      left,
+      "src/parent.ts",
+      new RegExp(`^Your parent agent ${parent.name} holds src/parent.ts without allowSubAgents`),
+    ],
+    [{}, "src/left.ts", new RegExp(`^Your sub-agent ${parent.name}/left holds src/left.ts`)],
+    [right, "src/left.ts", new RegExp(`^Your sibling sub-agent ${parent.name}/left holds src/left.ts`)],
+  ];
+  for (const [headers, file, hint] of cases) {
+    const res = await claim(parent.token, { files: [file] }, headers);
+    assert.equal(res.status, 409, res.text);
+    const conflict = res.body.error.details.conflicts[0];
+    assert.equal(conflict.recovery.action, "release");
+    assert.match(conflict.recovery.hint, hint);
+    assert.match(conflict.warning, /another identity of your own agent/);
+  }
+});
+
 test("CLAIM-019 CLAIM-020 a file held by another agent answers 409 CONFLICT with conflict details (wait)", async () => {
   const { projectId } = await newProject();
   const a = await pairAgent(projectId);

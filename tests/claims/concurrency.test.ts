@@ -76,3 +76,29 @@ test("CLAIM-022 a renewal racing a release answers 409 CONFLICT", async () => {
   assert.equal(res.status, 409);
   assert.equal(res.body.error.code, "CONFLICT");
 });
+
+test("CLAIM-015 six concurrent overlapping claims by one agent all succeed (an agent is never refused by itself)", async () => {
+  const { projectId } = await newProject();
+  const key = await admin("POST", `/projects/${projectId}/api-keys`, { agentName: "solo" });
+  const results = await Promise.all(
+    Array.from(
+      { length: 6 },
+      (_, i) =>
+        call("POST", "/claim", { token: key.key, body: { files: ["solo/common2.ts", `solo/own-${i}.ts`] } }),
+    ),
+  );
+  assert.deepEqual(
+    results.map((r) => r.status),
+    [200, 200, 200, 200, 200, 200],
+    results.map((r) => r.text).join(),
+  );
+  const { db } = await env();
+  const live = await db.selectFrom("claim_files").select("file").where("project_id", "=", projectId)
+    .where("released_at", "is", null).execute();
+  assert.deepEqual(live.map((r) => r.file).sort(), [
+    "solo/common2.ts",
+    ...Array.from({ length: 6 }, (_, i) => `solo/own-${i}.ts`),
+  ]);
+  const check = await call("GET", "/claim/check?files=solo/common2.ts", { token: key.key });
+  assert.equal(check.body.data.files[0].isSelf, true);
+});

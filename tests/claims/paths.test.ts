@@ -60,7 +60,8 @@ test("CLAIM-019 CLAIM-023 every spelling of a held file answers 409 CONFLICT for
   }
   assert.deepEqual(await liveFiles(projectId), ["src/app.ts"]);
   const other = await claim(b.token, ["SRC/app.ts"]);
-  assert.equal(other.status, 200, "case is kept: SRC/app.ts is another file");
+  assert.equal(other.status, 409, "letter case is ignored (issue 22): SRC/app.ts is the same file");
+  assert.equal(other.body.error.details.conflicts[0].file, "SRC/app.ts");
 });
 
 test("CLAIM-007 paths above the repository root, empty once canonical or with control characters answer 400", async () => {

@@ -144,3 +144,21 @@ test("TKT-187 begin of the caller's ticket in review takes it back to work and c
   assert.equal(row.status, "in_progress");
   assert.equal(row.review_handoff, null);
 });
+
+test("TKT-183 concurrent begins by one agent that share a file all succeed (an agent is never refused by itself)", async () => {
+  const b = await board();
+  const tickets = await Promise.all(Array.from({ length: 4 }, () => ticket(b, { status: "backlog" })));
+  const results = await Promise.all(
+    tickets.map((t, i) =>
+      begin(b.dev.token, { ticketId: t.id, files: ["src/shared.ts", `src/own-${i}.ts`] })
+    ),
+  );
+  assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200], results.map((r) => r.text).join("\n"));
+  assert.deepEqual(await liveFiles(b, b.dev.agentId), [
+    "src/own-0.ts",
+    "src/own-1.ts",
+    "src/own-2.ts",
+    "src/own-3.ts",
+    "src/shared.ts",
+  ]);
+});

@@ -2,8 +2,8 @@ import type { DbOrTrx, Trx } from "@/db/database.ts";
 import { identityName } from "@/domain/shared/actor.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { type ClaimConflict, conflictOf } from "./conflicts.ts";
-import { type Holder, liveHolders } from "./holders.ts";
-import { writeClaim } from "./write.ts";
+import { fileKey, type Holder, liveHolders } from "./holders.ts";
+import { renewClaims, writeClaim } from "./write.ts";
 import { sqlState } from "@/db/errors.ts";
 import { DEFAULT_CLAIM_MS } from "./policy.ts";
 
@@ -52,37 +52,48 @@ export async function acquireClaims(trx: Trx, input: AcquireInput): Promise<Acqu
     if (wrote.renewed.length !== ownIds.size) throw raceError(plan.split.own, wrote.renewed, input.now);
     const got = new Set(wrote.inserted);
     const lost = plan.split.free.filter((f) => !got.has(f));
-    if (lost.length > 0) throw conflictError(await lostFiles(trx, input, lost));
-    return plan.result;
+    return lost.length > 0 ? await renewLost(trx, input, plan, lost) : plan.result;
   } catch (error) {
     throw racedOr(error, input);
   }
 }
 
+/** Writes of one POST /claim: the first, and re-planned ones after losing a free file to a concurrent call. */
+const MAX_WRITES = 3;
+
 /**
  * POST /claim's write, alone (no transaction): one statement that is all or nothing by itself. A
- * renewal or insert lost to a concurrent call aborts it (the guard of `writeClaim`); the answer is then
- * the 409 of what the holders are now.
+ * renewal or insert lost to a concurrent call aborts it (the guard of `writeClaim`); the claim is then
+ * planned again from the holders now: a file another identity took answers its 409, and a file the
+ * caller's own concurrent claim took is renewed by the next write (an identity is never refused by
+ * itself). The retry is a loop over statements, not a process-local lock, so it holds across instances.
  */
 export async function writeClaimAlone(
   db: DbOrTrx,
   input: AcquireInput,
-  plan: ClaimPlan,
+  first: ClaimPlan,
 ): Promise<AcquireResult> {
-  try {
-    await writeClaim(db, input, plan, true);
-    return plan.result;
-  } catch (error) {
-    if (sqlState(error) !== "22012") throw racedOr(error, input);
+  let plan = first;
+  for (let write = 1;; write++) {
+    try {
+      await writeClaim(db, input, plan, true);
+      return plan.result;
+    } catch (error) {
+      if (sqlState(error) !== "22012") throw racedOr(error, input);
+    }
+    const holders = await liveHolders(db, input.projectId, plan.files, input.now);
+    const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
+    const { own, free } = plan.split;
+    const kept = own.filter((h) => byFile.get(fileKey(h.file))?.claimId === h.claimId).map((h) => h.claimId);
+    if (kept.length !== own.length) throw raceError(own, kept, input.now);
+    if (write >= MAX_WRITES) {
+      const lost = free.filter((f) => byFile.has(fileKey(f)));
+      if (lost.length === 0) throw racedConflict(input);
+      throw conflictError(lost.map((file) => conflictFor(file, byFile.get(fileKey(file))!, input)));
+    }
+    // Refuses with the 409 of a file another identity holds now; the caller's own become renewals.
+    plan = planClaim(input, holders);
   }
-  const holders = await liveHolders(db, input.projectId, plan.files, input.now);
-  const byFile = new Map(holders.map((h) => [h.file, h]));
-  const { own, free } = plan.split;
-  const kept = own.filter((h) => byFile.get(h.file)?.claimId === h.claimId).map((h) => h.claimId);
-  if (kept.length !== own.length) throw raceError(own, kept, input.now);
-  const lost = free.filter((f) => byFile.has(f));
-  if (lost.length === 0) throw racedConflict(input);
-  throw conflictError(lost.map((file) => conflictOf(byFile.get(file)!, input, input.now)));
 }
 
 /** 23505: the one-holder index refused a concurrent insert; 40P01 / 40001: a lock race was lost. */
@@ -101,8 +112,11 @@ export interface ClaimPlan {
   claimId: string | null;
 }
 
+/** The requested files, each once: spellings that differ only in letter case count once (the first kept). */
 export function uniqueFiles(input: Pick<AcquireInput, "files">): string[] {
-  return [...new Set(input.files)];
+  const byKey = new Map<string, string>();
+  for (const file of input.files) if (!byKey.has(fileKey(file))) byKey.set(fileKey(file), file);
+  return [...byKey.values()];
 }
 
 /** Sorts the files by holder and refuses a conflict; the answer is known before anything is written. */
@@ -117,18 +131,42 @@ export function planClaim(input: AcquireInput, holders: Holder[]): ClaimPlan {
   return { files, split, expiresAt, result, claimId: split.free.length > 0 ? crypto.randomUUID() : null };
 }
 
-/** The 409 items of free files that a concurrent claim took: its holder, or a raced item. */
-async function lostFiles(db: DbOrTrx, input: AcquireInput, lost: string[]): Promise<ClaimConflict[]> {
-  const byFile = new Map((await liveHolders(db, input.projectId, lost, input.now)).map((h) => [h.file, h]));
-  return lost.map((file) => {
-    const holder = byFile.get(file);
-    return holder ? conflictOf(holder, input, input.now) : racedItem(file, input.now);
-  });
+/**
+ * Free files that a concurrent claim took while `acquireClaims` inserted the others (in the caller's
+ * transaction, so no retry of the whole write): when the caller's own identity took them all, its claims
+ * are renewed as a re-claim would (an identity is never refused by itself); otherwise the 409 of their
+ * holders, or raced items.
+ */
+async function renewLost(
+  trx: Trx,
+  input: AcquireInput,
+  plan: ClaimPlan,
+  lost: string[],
+): Promise<AcquireResult> {
+  const found = await liveHolders(trx, input.projectId, lost, input.now);
+  const byFile = new Map(found.map((h) => [fileKey(h.file), h]));
+  const holders = lost.map((file) => byFile.get(fileKey(file)));
+  if (holders.every((h): h is Holder => h !== undefined && isSelf(h, input))) {
+    const ids = [...new Set(holders.map((h) => h.claimId))];
+    const renewed = await renewClaims(trx, input, ids, plan.expiresAt);
+    if (renewed.length !== ids.length) throw raceError(holders, renewed, input.now);
+    const lostSet = new Set(lost);
+    const split = {
+      ...plan.split,
+      own: [...plan.split.own, ...holders],
+      free: plan.split.free.filter((f) => !lostSet.has(f)),
+    };
+    return acquireResult(plan.files, split, input, plan.expiresAt);
+  }
+  throw conflictError(lost.map((file, i) => {
+    const holder = holders[i];
+    return holder ? conflictFor(file, holder, input) : racedItem(file, input.now);
+  }));
 }
 
 /** A 409 for files lost to a concurrent claim, without holder details. */
 function racedConflict(input: AcquireInput): DomainError {
-  return conflictError([...new Set(input.files)].map((file) => racedItem(file, input.now)));
+  return conflictError(uniqueFiles(input).map((file) => racedItem(file, input.now)));
 }
 
 function racedItem(file: string, now: Date): ClaimConflict {
@@ -163,21 +201,36 @@ export interface FileSplit {
 
 /** Sorts each requested file by its live holder (own, inherited, conflict or free). */
 export function splitFiles(files: string[], holders: Holder[], input: AcquireInput): FileSplit {
-  const byFile = new Map(holders.map((h) => [h.file, h]));
+  const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
   const split: FileSplit = { own: [], inherited: [], conflicts: [], free: [] };
   for (const file of files) {
-    const holder = byFile.get(file);
+    const holder = byFile.get(fileKey(file));
     if (!holder) split.free.push(file);
     else if (isSelf(holder, input)) split.own.push(holder);
     else if (inheritsFrom(holder, input)) split.inherited.push(holder);
-    else split.conflicts.push(conflictOf(holder, input, input.now));
+    else split.conflicts.push(conflictFor(file, holder, input));
   }
   return split;
 }
 
 /**
+ * The 409 item of a requested file held by someone else, under the spelling requested; when the holder
+ * spelled it in another letter case, the warning says so (one file either way).
+ */
+function conflictFor(file: string, holder: Holder, input: AcquireInput): ClaimConflict {
+  const conflict = conflictOf(holder, input, input.now);
+  if (holder.file === file) return conflict;
+  return {
+    ...conflict,
+    file,
+    warning:
+      `${conflict.warning} (claimed as ${holder.file}: paths that differ only in letter case are one file)`,
+  };
+}
+
+/**
  * The answer of a claim that wrote: each file's view in request order (a renewed claim keeps its start,
- * an inherited one its parent's times), and the flags `idempotent`+`renewed` (all files were the
+ * an inherited one its parent's times; a held file shows the spelling it was claimed under), and the flags `idempotent`+`renewed` (all files were the
  * caller's), `inherited`, `restored` (a claim of an ended session, in its grace period, came back).
  */
 export function acquireResult(
@@ -187,10 +240,10 @@ export function acquireResult(
   expiresAt: Date,
 ): AcquireResult {
   const views = new Map<string, ClaimView>();
-  for (const h of split.own) views.set(h.file, view(h.file, h.claimedAt, expiresAt));
-  for (const h of split.inherited) views.set(h.file, view(h.file, h.claimedAt, h.expiresAt));
-  for (const file of split.free) views.set(file, view(file, input.now, expiresAt));
-  const result: AcquireResult = { claims: files.map((f) => views.get(f)!) };
+  for (const h of split.own) views.set(fileKey(h.file), view(h.file, h.claimedAt, expiresAt));
+  for (const h of split.inherited) views.set(fileKey(h.file), view(h.file, h.claimedAt, h.expiresAt));
+  for (const file of split.free) views.set(fileKey(file), view(file, input.now, expiresAt));
+  const result: AcquireResult = { claims: files.map((f) => views.get(fileKey(f))!) };
   if (split.own.length === files.length) {
     result.idempotent = true;
     result.renewed = true;

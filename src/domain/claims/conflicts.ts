@@ -26,8 +26,9 @@ interface Requester {
 
 /**
  * Describes a file held by someone else. Recovery (design):
- * - `release`: the holder is the caller's own agent under another identity (the parent, or one of its
- *   sub-agents); that identity releases with POST /release, or the parent re-claims with allowSubAgents.
+ * - `release`: the holder is the caller's own agent under another identity (the parent, one of its
+ *   sub-agents, or a sibling sub-agent); that identity releases with POST /release, or the parent
+ *   re-claims with allowSubAgents. The hint names that identity.
  * - `wait_or_contact`: the claim is stale (older than 10 minutes) and not in its grace period; it is
  *   never taken over, so wait for its expiry or ask the holder (open a thread) to release it.
  * - `wait`: a fresh claim, or one in its grace period; retry after `expiresAt` (or the grace period).
@@ -46,20 +47,7 @@ export function conflictOf(holder: Holder, requester: Requester, now: Date): Cla
     status: holder.status,
     ticketId: holder.ticketId,
   };
-  if (holder.agentId === requester.agentId) {
-    return {
-      ...base,
-      warning: `${holder.file} is held by ${name}, another identity of your own agent`,
-      recovery: {
-        action: "release",
-        endpoint: "POST /release",
-        hint: holder.subAgentName === null
-          ? `Your parent agent holds ${holder.file} without allowSubAgents: it should release it, or re-claim it with allowSubAgents: true`
-          : `Your sub-agent ${holder.subAgentName} holds ${holder.file}: release it with the sub-agent's credentials`,
-        payloadHint: { files: [holder.file] },
-      },
-    };
-  }
+  if (holder.agentId === requester.agentId) return ownAgentConflict(holder, requester, base, name);
   if (holder.status === "grace_period") {
     return {
       ...base,
@@ -95,5 +83,37 @@ export function conflictOf(holder: Holder, requester: Requester, now: Date): Cla
       hint: `Wait until ${holder.expiresAt.toISOString()} or until ${name} releases it, then claim again`,
       payloadHint: null,
     },
+  };
+}
+
+/**
+ * A file held by the caller's own agent under another identity, named as it is. (The caller's own
+ * identity is never a conflict: a concurrent claim of its own is renewed, see `writeClaimAlone`; the
+ * last branch only answers a claim that kept losing that race.)
+ */
+function ownAgentConflict(
+  holder: Holder,
+  requester: Requester,
+  base: Omit<ClaimConflict, "warning" | "recovery">,
+  name: string,
+): ClaimConflict {
+  const file = holder.file;
+  const payloadHint = { files: [file] };
+  if (holder.subAgentName === requester.subAgentName) {
+    return {
+      ...base,
+      warning: `${file} was claimed by your own concurrent request (${name}) at the same moment`,
+      recovery: { action: "wait", endpoint: "POST /claim", hint: "Claim the files again", payloadHint },
+    };
+  }
+  const hint = holder.subAgentName === null
+    ? `Your parent agent ${name} holds ${file} without allowSubAgents: it should release it, or re-claim it with allowSubAgents: true`
+    : requester.subAgentName === null
+    ? `Your sub-agent ${name} holds ${file}: release it with the sub-agent's credentials`
+    : `Your sibling sub-agent ${name} holds ${file}: it should release it (POST /release with its credentials)`;
+  return {
+    ...base,
+    warning: `${file} is held by ${name}, another identity of your own agent`,
+    recovery: { action: "release", endpoint: "POST /release", hint, payloadHint },
   };
 }

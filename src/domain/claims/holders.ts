@@ -1,5 +1,21 @@
+import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { CLAIM_GRACE_MS } from "./policy.ts";
+
+/**
+ * The key under which claims compare paths: paths that differ only in letter case are one file (agents on
+ * case-insensitive file systems share repositories with Linux agents). The database compares
+ * `lower(file)` (the one-holder index is on it, migration 0021); this is the same fold in the process, used
+ * to pair a requested path with the holder row that the database matched.
+ */
+export function fileKey(path: string): string {
+  return path.toLowerCase();
+}
+
+/** `lower(<column>) IN (lower($1), ...)`: `column` names one of `files` in any letter case (`files` not empty). */
+export function fileKeyIn(column: string, files: string[]): RawBuilder<boolean> {
+  return sql<boolean>`lower(${sql.ref(column)}) IN (${sql.join(files.map((f) => sql`lower(${f})`))})`;
+}
 
 /** A file's current holder: a live claim (not released, not expired, not past its grace period). */
 export interface Holder {
@@ -18,7 +34,7 @@ export interface Holder {
   status: "active" | "grace_period";
 }
 
-/** Live holders of `files` in the project, one row per held file. */
+/** Live holders of `files` (in any letter case) in the project, one row per held file, as it was spelled. */
 export async function liveHolders(
   db: DbOrTrx,
   projectId: string,
@@ -52,7 +68,7 @@ export function holdersQuery(db: DbOrTrx, projectId: string, files: string[], no
       "s.ended_at as sessionEndedAt",
     ])
     .where("f.project_id", "=", projectId)
-    .where("f.file", "in", files)
+    .where(fileKeyIn("f.file", files))
     .where("f.released_at", "is", null)
     .where("c.released_at", "is", null)
     .where("c.expires_at", ">", now)
@@ -91,7 +107,7 @@ export function releaseDeadQuery(db: DbOrTrx, projectId: string, files: string[]
       "in",
       (eb) =>
         eb.selectFrom("claim_files").select("claim_id").where("project_id", "=", projectId)
-          .where("file", "in", files).where("released_at", "is", null),
+          .where(fileKeyIn("file", files)).where("released_at", "is", null),
     )
     .where((eb) =>
       eb.or([

@@ -127,7 +127,7 @@ function releaseFilter(input: ReleaseInput, matches: boolean): RawBuilder<unknow
   if (input.files && input.files.length > 0 && !input.all) {
     where.push(sql`id IN (
       SELECT claim_id FROM claim_files WHERE project_id = ${projectId}::uuid AND released_at IS NULL
-        AND file IN (${sql.join(input.files.map((f) => sql`${f}`))})
+        AND lower(file) IN (${sql.join(input.files.map((f) => sql`lower(${f})`))})
     )`);
   }
   return sql.join(where, sql` AND `);

@@ -5,7 +5,7 @@ import { checkPath } from "@/shared/file-path.ts";
 import { ticketIdQuery, ticketNotFound } from "@/domain/tickets/refs.ts";
 import { backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
 import { type AcquireInput, type AcquireResult, planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
-import { type Holder, holderOf, type HolderRow, holdersQuery, liveHolders } from "./holders.ts";
+import { fileKey, type Holder, holderOf, type HolderRow, holdersQuery, liveHolders } from "./holders.ts";
 import { isStale, MAX_CLAIM_FILES } from "./policy.ts";
 import { identityName } from "@/domain/shared/actor.ts";
 import { releaseWithBudget } from "./release.ts";
@@ -91,7 +91,10 @@ export interface CheckItem {
   status?: "active" | "grace_period";
 }
 
-/** GET /claim/check: who holds each file now (expired and past-grace claims do not count). */
+/**
+ * GET /claim/check: who holds each file now (expired and past-grace claims do not count), in any letter
+ * case: each file is answered under the spelling asked.
+ */
 export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ files: CheckItem[] }> {
   const checked = filesParam.split(",").map(checkPath);
   const refused = checked.flatMap((c, i) => c.ok ? [] : [{ index: i, reason: c.reason }]);
@@ -113,10 +116,10 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
   }
   const now = ctx.clock.now();
   const holders = await liveHolders(ctx.db, ctx.actor.projectId, files, now);
-  const byFile = new Map(holders.map((h) => [h.file, h]));
+  const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
   return {
     files: files.map((file) => {
-      const h = byFile.get(file);
+      const h = byFile.get(fileKey(file));
       if (!h) return { file, available: true };
       return {
         file,

@@ -19,7 +19,7 @@ export interface ClaimWrote {
  * Every write of a claim in ONE statement (data-modifying CTEs): the dead claims of its files released
  * with their files (before the new files are inserted, so the one-holder index sees them free), the
  * caller's own claims renewed, the new claim and its files inserted in sorted order (a stable lock order),
- * the CONTEXT entry, then the events (`claim.released` of the dead claims, `ledger.appended`,
+ * the CONTEXT entry, then the events (`claim.released` of the dead claims, one per owner, `ledger.appended`,
  * `claim.acquired`) numbered last, after the contested locks. With `guard`, a renewal or a file lost to a
  * concurrent call aborts the statement (division by zero, SQLSTATE 22012), which leaves nothing written:
  * the claim is all or nothing without a transaction. Without it (inside the caller's transaction), the
@@ -53,7 +53,7 @@ export async function writeClaim(
     dead AS (${releaseDeadQuery(db, projectId, files, now)}),
     dead_files AS (
       UPDATE claim_files SET released_at = ${now}::timestamptz
-      WHERE claim_id IN (SELECT id FROM dead) AND released_at IS NULL RETURNING file
+      WHERE claim_id IN (SELECT id FROM dead) AND released_at IS NULL RETURNING claim_id, file
     ),
     renewed AS (${ownIds.length > 0 ? renewQuery(db, input, ownIds, expiresAt) : none}),
     new_claim AS (${plan.claimId ? newClaimQuery(db, input, plan.claimId, expiresAt) : none}),
@@ -67,6 +67,11 @@ export async function writeClaim(
       (SELECT coalesce(jsonb_agg(file), '[]'::jsonb) AS files, count(*) AS n FROM new_files) AS i`
     .execute(db);
   return { renewed: rows[0]!.renewed, inserted: rows[0]!.inserted };
+}
+
+/** Renews the caller's own live claims `ids` (one statement, no event); answers the ids renewed. */
+export async function renewClaims(db: DbOrTrx, input: AcquireInput, ids: string[], expiresAt: Date) {
+  return (await renewQuery(db, input, ids, expiresAt).execute()).map((r) => r.id);
 }
 
 /** The caller's own live claims, renewed (`released_at` still null: one released meanwhile is missed). */
@@ -109,7 +114,7 @@ function newFilesQuery(projectId: string, claimId: string, sorted: string[]): Ra
     FROM jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) WITH ORDINALITY AS f(file, n),
       (SELECT count(*) FROM dead_files) AS settled
     ORDER BY f.n
-    ON CONFLICT (project_id, file) WHERE released_at IS NULL DO NOTHING
+    ON CONFLICT (project_id, lower(file)) WHERE released_at IS NULL DO NOTHING
     RETURNING NULL::uuid AS id, file`;
 }
 
@@ -124,15 +129,18 @@ function claimEvents(
   const appended = systemEntryEvent(entryId, entry);
   return [
     {
+      // One event per owner of the dead claims, attributed to that owner (not to the caller).
       kind: "claim.released",
       entityType: "claim",
-      entityId: sql`(SELECT id FROM dead LIMIT 1)`,
-      agentId: sql`(SELECT agent_id FROM dead LIMIT 1)`,
+      each: sql`SELECT d.agent_id, jsonb_agg(d.id ORDER BY d.id) AS ids, min(d.id::text) AS first_id,
+        row_number() OVER (ORDER BY d.agent_id) AS m FROM dead AS d GROUP BY d.agent_id`,
+      entityId: sql`src.first_id`,
+      agentId: sql`src.agent_id`,
       data: sql`jsonb_build_object(
-        'claimIds', (SELECT jsonb_agg(id) FROM dead),
-        'files', (SELECT coalesce(jsonb_agg(file ORDER BY file COLLATE "C"), '[]'::jsonb) FROM dead_files),
+        'claimIds', src.ids,
+        'files', (SELECT coalesce(jsonb_agg(df.file ORDER BY df.file COLLATE "C"), '[]'::jsonb)
+          FROM dead_files AS df JOIN dead AS d ON d.id = df.claim_id WHERE d.agent_id = src.agent_id),
         'reason', 'expired')`,
-      when: sql`EXISTS (SELECT 1 FROM dead)`,
     },
     {
       kind: appended.kind,

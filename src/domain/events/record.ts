@@ -84,6 +84,11 @@ export interface EventSql {
   data: Record<string, unknown> | RawBuilder<unknown>;
   /** Written only when this holds (default: always). */
   when?: RawBuilder<unknown>;
+  /**
+   * One event per row of this query instead of one (none when it has no rows): the fields may read its
+   * columns as `src.<column>`; its column `m` orders the events among themselves.
+   */
+  each?: RawBuilder<unknown>;
 }
 
 /**
@@ -103,10 +108,12 @@ export function eventCtes(
   const value = (v: string | null | RawBuilder<unknown>) =>
     typeof v === "string" || v === null ? sql`${v}` : v;
   const rows = events.map((e, i) =>
-    sql`SELECT ${i + 1}::int AS n, ${e.kind}::text AS kind, ${e.entityType}::text AS entity_type,
-      (${value(e.entityId)})::text AS entity_id, (${value(e.agentId)})::uuid AS agent_id,
-      ${isRaw(e.data) ? e.data : sql`${toJson(e.data)}`}::jsonb AS data
-      WHERE ${e.when ?? sql`true`}`
+    sql`SELECT ${i + 1}::int AS n, ${e.each ? sql`src.m` : sql`0`}::bigint AS m, ${e.kind}::text AS kind,
+      ${e.entityType}::text AS entity_type, (${value(e.entityId)})::text AS entity_id,
+      (${value(e.agentId)})::uuid AS agent_id, ${
+      isRaw(e.data) ? e.data : sql`${toJson(e.data)}`
+    }::jsonb AS data
+      ${e.each ? sql`FROM (${e.each}) AS src` : sql``} WHERE ${e.when ?? sql`true`}`
   );
   const settled = after.map((name) =>
     sql`, (SELECT count(*) FROM ${sql.ref(name)}) AS ${sql.ref(`${name}_done`)}`
@@ -124,7 +131,7 @@ export function eventCtes(
       INSERT INTO events (project_id, seq, kind, entity_type, entity_id, agent_id, data, created_at)
       SELECT ${projectId}::uuid, cur.seq - e.total + e.k, e.kind, e.entity_type, e.entity_id, e.agent_id, e.data,
         ${now}::timestamptz
-      FROM (SELECT ev_in.*, row_number() OVER (ORDER BY n) AS k, count(*) OVER () AS total FROM ev_in) AS e, cur
+      FROM (SELECT ev_in.*, row_number() OVER (ORDER BY n, m) AS k, count(*) OVER () AS total FROM ev_in) AS e, cur
       RETURNING seq
     )`;
 }
