@@ -539,7 +539,7 @@ export interface paths {
         put?: never;
         /**
          * Hand off work: advance the ticket, release claims, complete the session
-         * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. When the caller's token belonged to the session handed off (it no longer works), the message starts by saying so: pair again with a new code (POST /pair/connect) before any call it names.
+         * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry], recovery ADD_REQUIRED_FIELDS at POST /ledger). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. When the caller's token belonged to the session handed off (it no longer works), the message starts by saying so: pair again with a new code (POST /pair/connect) before any call it names.
          */
         post: operations["postHandoff"];
         delete?: never;
@@ -709,7 +709,7 @@ export interface paths {
         put?: never;
         /**
          * Reply in a thread
-         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 25 replies per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Answers 201 `{ id, createdAt }` and sets the thread's `lastMessageAt`. Errors: 404 INVALID (unknown thread), 422 INVALID (thread closed; reopen with PATCH status open).
+         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 25 replies per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Answers 201 `{ id, createdAt }` and sets the thread's `lastMessageAt`. Errors: 404 INVALID (unknown thread), 422 INVALID (thread closed; recovery USE_VALID_TRANSITION: reopen it with PATCH status open).
          *
          *     Mentions: `@name` (letters, digits, `_ -. /`) or `@"name with spaces"`, matched case-insensitively against the names of the project's agents and of its members' user accounts (`@agent/sub` mentions the agent). Each mentioned agent or member, except yourself, gets one notification (kind `mention`) per message; agents read unread notifications in GET /context `updates`. An `@` right after a letter or digit (an e-mail address) is not a mention. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
@@ -773,7 +773,7 @@ export interface paths {
         };
         /**
          * The active sprint with its progress
-         * @description Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` (`startedAt` is when it was activated). `summary`: `total` tickets in the sprint, `byStatus` counts, `completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, `assigneeAgentName`, by number); an unknown include value answers 400. 404 NO_ACTIVE_SPRINT when no sprint is active (recovery LIST_SPRINTS).
+         * @description Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` (`startedAt` is the sprint's startDate: the one it was planned with, or the activation time when it had none). `summary`: `total` tickets in the sprint, `byStatus` counts, `completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, `assigneeAgentName`, by number); an unknown include value answers 400. 404 NO_ACTIVE_SPRINT when no sprint is active (recovery LIST_SPRINTS).
          */
         get: operations["getSprintCurrent"];
         put?: never;
@@ -2659,6 +2659,7 @@ export interface components {
                 goal: string | null;
                 /** @enum {string} */
                 status: "planning" | "active" | "complete" | "archived" | "cancelled";
+                /** @description The sprint's startDate : as planned, or the activation time when it had none */
                 startedAt: string | null;
                 completedAt: string | null;
             };
@@ -8936,14 +8937,14 @@ export interface operations {
                      *             "progress_entry"
                      *           ],
                      *           "recovery": {
-                     *             "action": "LOG_PROGRESS_ENTRY",
+                     *             "action": "ADD_REQUIRED_FIELDS",
                      *             "endpoint": "POST /ledger",
                      *             "payloadHint": {
                      *               "type": "PROGRESS",
                      *               "content": "<what you did>",
                      *               "sessionId": "2f1e98a2-fb45-499a-a0a7-4f97ed4eced7"
                      *             },
-                     *             "hint": "Log what you did as a PROGRESS entry first"
+                     *             "hint": "The handoff needs a PROGRESS entry in this session: log what you did with POST /ledger, then hand off again"
                      *           }
                      *         }
                      *       }
@@ -9177,14 +9178,14 @@ export interface operations {
                      *               "message": "Begin a ticket in this session, or close the session with POST /handoff without ticketId"
                      *             },
                      *             {
-                     *               "action": "LOG_PROGRESS_ENTRY",
+                     *               "action": "ADD_REQUIRED_FIELDS",
                      *               "endpoint": "POST /ledger",
-                     *               "message": "Log a PROGRESS or CHANGED entry"
+                     *               "message": "The session needs a PROGRESS or CHANGED entry: log what you did with POST /ledger (type PROGRESS)"
                      *             },
                      *             {
-                     *               "action": "POST_ENVIRONMENT_REPORT",
+                     *               "action": "ADD_REQUIRED_FIELDS",
                      *               "endpoint": "POST /session/8443a809-e48b-4be6-8a34-d406da53e667/report",
-                     *               "message": "Post your environment report (model, platform, git branch...)"
+                     *               "message": "The session needs an environment report: post it (model, platform, git branch...)"
                      *             }
                      *           ]
                      *         }

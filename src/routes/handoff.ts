@@ -28,7 +28,7 @@ export const handoffRoute = defineRoute({
     "already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable " +
     "with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a " +
     "closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 " +
-    "VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 " +
+    "VALIDATION_ERROR, details.missing [progress_entry], recovery ADD_REQUIRED_FIELDS at POST /ledger). With ticketId (UUID or key; unknown: 404 " +
     "TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 " +
     "CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to " +
     "close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery " +

@@ -76,14 +76,15 @@ export const handoffExamples: ExampleTable = {
               "progress_entry",
             ],
             recovery: {
-              action: "LOG_PROGRESS_ENTRY",
+              action: "ADD_REQUIRED_FIELDS",
               endpoint: "POST /ledger",
               payloadHint: {
                 type: "PROGRESS",
                 content: "<what you did>",
                 sessionId: "2f1e98a2-fb45-499a-a0a7-4f97ed4eced7",
               },
-              hint: "Log what you did as a PROGRESS entry first",
+              hint:
+                "The handoff needs a PROGRESS entry in this session: log what you did with POST /ledger, then hand off again",
             },
           },
         },
