@@ -588,6 +588,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/qa/{qaRunId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record QA test outcomes (the reviewer's evidence per criterion)
+         * @description Scope write:ticket (design: the spec shows no QA write; this completes 's QA endpoints). Body `tests`: 1 to 50 of `{ criterionIndex, status (passed, failed or skipped), evidence (1 to 2000) }`, each naming a test of the run by its criterionIndex. Answers the run: `failed` when a test failed, `passed` once no test is pending (`completedAt` set), else `pending`; results may be recorded again. The ticket's assignee cannot verify its own work: 403 FORBIDDEN, recovery REQUEST_REVIEW. A criterionIndex the run has no test for: 422 VALIDATION_ERROR (`details.validCriterionIndexes`), nothing written. Unknown or other project's run: 404 NOT_FOUND. A run leaving `pending` records the event `qa_run.completed` (an extension of the spec's event kinds).
+         */
+        post: operations["postQaResults"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ticket/{ticketId}/qa": {
         parameters: {
             query?: never;
@@ -895,7 +915,7 @@ export interface paths {
          * Poll the project's event feed
          * @description Any valid token, no scope; cost 1. The feed of the caller's project, oldest first. Poll with `since` set to the previous `nextCursor` (start from GET /context `pollingHint.cursor`). Guarantee: a client that always passes back the `nextCursor` it got sees every event exactly once, in order, even while other agents write: sequence numbers are assigned under a per-project row lock, so they follow commit order without gaps, and a page never reaches past the last committed event. When `hasMore` is true call again at once; otherwise wait about 10 seconds. Events are kept for the life of the project, so a cursor never expires.
          *
-         *     Event kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`), claims (`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with GET /ledger), threads (`thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`, `thread.reopened`), sprints (`sprint.created`, `sprint.updated`, `sprint.released`), the brief (`brief.updated`), handoffs (`handoff.completed`), sessions (`session.opened`, `session.updated`, `session.reported`, `session.completed`, `session.canceled`, `session.refreshed`, `session.token_replaced`, `activity.posted`) and agents (`subagent.spawned`, `subagent.deleted`, `agent.offline`, `pairing_code.issued`). New kinds may appear: ignore the ones you do not know.
+         *     Event kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`, `qa_run.completed`), claims (`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with GET /ledger), threads (`thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`, `thread.reopened`), sprints (`sprint.created`, `sprint.updated`, `sprint.released`), the brief (`brief.updated`), handoffs (`handoff.completed`), sessions (`session.opened`, `session.updated`, `session.reported`, `session.completed`, `session.canceled`, `session.refreshed`, `session.token_replaced`, `activity.posted`) and agents (`subagent.spawned`, `subagent.deleted`, `agent.offline`, `pairing_code.issued`). New kinds may appear: ignore the ones you do not know.
          *
          *     Webhooks (design): outbound deliveries for agents that gave `partnerManagedSessionId` at pairing would carry the `WebhookDelivery` body (the same event plus `projectId` and `partnerManagedSessionId`, id `<projectId>:<seq>` for deduplication) for the same kinds. This release does not send them; GET /events is the delivery channel.
          *
@@ -2515,6 +2535,16 @@ export interface components {
             status: "pending" | "passed" | "failed" | "skipped";
             evidence: string | null;
             updatedAt: string;
+        };
+        QaResultsBody: {
+            tests: {
+                /** @description The test's criterionIndex */
+                criterionIndex: number;
+                /** @enum {string} */
+                status: "passed" | "failed" | "skipped";
+                /** @description What was checked and what it showed */
+                evidence: string;
+            }[];
         };
         QaRunList: {
             runs: components["schemas"]["QaRun"][];
@@ -9332,6 +9362,198 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postQaResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                qaRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tests": [
+                 *         {
+                 *           "criterionIndex": 0,
+                 *           "status": "passed",
+                 *           "evidence": "Signed in as demo@example.com with the right password; a wrong one is refused"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["QaResultsBody"];
+            };
+        };
+        responses: {
+            /** @description The QA run afterwards */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "qaRunId": "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "status": "passed",
+                     *         "createdAt": "2026-11-26T23:02:03.474Z",
+                     *         "completedAt": "2026-11-26T23:09:41.120Z",
+                     *         "tests": [
+                     *           {
+                     *             "id": "0196f0c0-870e-4a12-991f-3fae72cdc5d9",
+                     *             "criterionIndex": 0,
+                     *             "title": "Valid credentials sign in",
+                     *             "status": "passed",
+                     *             "evidence": "Signed in as demo@example.com with the right password; a wrong one is refused",
+                     *             "updatedAt": "2026-11-26T23:09:41.120Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14990
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["QaRun"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "Cannot record results of QA run \"89476e6e-7f8c-44b1-9f5b-c16c5d5809a3\": the ticket is yours to fix, not to verify",
+                     *         "details": {
+                     *           "recovery": {
+                     *             "action": "REQUEST_REVIEW",
+                     *             "endpoint": "POST /handoff",
+                     *             "payloadHint": null,
+                     *             "hint": "QA results come from a reviewer: hand the ticket off to review and let another agent record them"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "QA run \"89476e6e-7f8c-44b1-9f5b-c16c5d5809a3\" has no test for criterionIndex 1",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "tests",
+                     *               "message": "No test for criterionIndex 1",
+                     *               "code": "custom"
+                     *             }
+                     *           ],
+                     *           "validCriterionIndexes": [
+                     *             0
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -140,4 +140,61 @@ export const handoffExamples: ExampleTable = {
       },
     },
   },
+  "POST /qa/{qaRunId}/results": {
+    request: {
+      tests: [
+        {
+          criterionIndex: 0,
+          status: "passed",
+          evidence: "Signed in as demo@example.com with the right password; a wrong one is refused",
+        },
+      ],
+    },
+    responses: {
+      200: {
+        data: {
+          ...qaRun,
+          status: "passed",
+          completedAt: "2026-11-26T23:09:41.120Z",
+          tests: [
+            {
+              ...qaRun.tests[0],
+              status: "passed",
+              evidence: "Signed in as demo@example.com with the right password; a wrong one is refused",
+              updatedAt: "2026-11-26T23:09:41.120Z",
+            },
+          ],
+        },
+        meta: {
+          callsRemaining: 14990,
+        },
+      },
+      403: {
+        error: {
+          code: "FORBIDDEN",
+          message:
+            'Cannot record results of QA run "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3": the ticket is yours to fix, not to verify',
+          details: {
+            recovery: {
+              action: "REQUEST_REVIEW",
+              endpoint: "POST /handoff",
+              payloadHint: null,
+              hint:
+                "QA results come from a reviewer: hand the ticket off to review and let another agent record them",
+            },
+          },
+        },
+      },
+      422: {
+        error: {
+          code: "VALIDATION_ERROR",
+          message: 'QA run "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3" has no test for criterionIndex 1',
+          details: {
+            fields: [{ path: "tests", message: "No test for criterionIndex 1", code: "custom" }],
+            validCriterionIndexes: [0],
+          },
+        },
+      },
+    },
+  },
 };
