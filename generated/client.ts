@@ -121,6 +121,8 @@ export interface SvcApi {
   postSessionComplete: OperationMethod<"postSessionComplete">;
   /** `GET /qa/{qaRunId}`: Read one QA run */
   getQaByQaRunId: OperationMethod<"getQaByQaRunId">;
+  /** `POST /qa/{qaRunId}/results`: Record QA test outcomes (the reviewer's evidence per criterion) */
+  postQaResults: OperationMethod<"postQaResults">;
   /** `GET /ticket/{ticketId}/qa`: List a ticket's QA runs, newest first */
   getTicketQa: OperationMethod<"getTicketQa">;
   /** `PATCH /brief`: Write the project brief (shallow merge, new version) */
@@ -219,6 +221,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   postHandoff: { method: "POST", path: "/handoff", server: "base" },
   postSessionComplete: { method: "POST", path: "/session/complete", server: "base" },
   getQaByQaRunId: { method: "GET", path: "/qa/{qaRunId}", server: "base" },
+  postQaResults: { method: "POST", path: "/qa/{qaRunId}/results", server: "base" },
   getTicketQa: { method: "GET", path: "/ticket/{ticketId}/qa", server: "base" },
   patchBrief: { method: "PATCH", path: "/brief", server: "base" },
   postThreadCloseBulk: { method: "POST", path: "/thread/close-bulk", server: "base" },

@@ -541,7 +541,7 @@ export interface paths {
         put?: never;
         /**
          * Hand off work: advance the ticket, release claims, complete the session
-         * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. When the caller's token belonged to the session handed off (it no longer works), the message starts by saying so: pair again with a new code (POST /pair/connect) before any call it names.
+         * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry], recovery ADD_REQUIRED_FIELDS at POST /ledger). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. When the caller's token belonged to the session handed off (it no longer works), the message starts by saying so: pair again with a new code (POST /pair/connect) before any call it names.
          */
         post: operations["postHandoff"];
         delete?: never;
@@ -584,6 +584,26 @@ export interface paths {
         get: operations["getQaByQaRunId"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/qa/{qaRunId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record QA test outcomes (the reviewer's evidence per criterion)
+         * @description Scope write:ticket (design: the spec shows no QA write; this completes 's QA endpoints). Body `tests`: 1 to 50 of `{ criterionIndex, status (passed, failed or skipped), evidence (1 to 2000) }`, each naming a test of the run by its criterionIndex. Answers the run: `failed` when a test failed, `passed` once no test is pending (`completedAt` set), else `pending`; results may be recorded again. The ticket's assignee cannot verify its own work: 403 FORBIDDEN, recovery REQUEST_REVIEW. A criterionIndex the run has no test for: 422 VALIDATION_ERROR (`details.validCriterionIndexes`), nothing written. Unknown or other project's run: 404 NOT_FOUND. A run leaving `pending` records the event `qa_run.completed` (an extension of the spec's event kinds).
+         */
+        post: operations["postQaResults"];
         delete?: never;
         options?: never;
         head?: never;
@@ -711,7 +731,7 @@ export interface paths {
         put?: never;
         /**
          * Reply in a thread
-         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 25 replies per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Answers 201 `{ id, createdAt }` and sets the thread's `lastMessageAt`. Errors: 404 INVALID (unknown thread), 422 INVALID (thread closed; reopen with PATCH status open).
+         * @description Needs scope `write:threads` (403 FORBIDDEN otherwise). 429 LEDGER_STALE when you hold work and have been silent in the ledger too long. 429 BACKPRESSURE (Retry-After) past 25 replies per 5 minutes, counted per agent (each sub-agent separately), fixed windows, every attempt counting. Answers 201 `{ id, createdAt }` and sets the thread's `lastMessageAt`. Errors: 404 INVALID (unknown thread), 422 INVALID (thread closed; recovery USE_VALID_TRANSITION: reopen it with PATCH status open).
          *
          *     Mentions: `@name` (letters, digits, `_ -. /`) or `@"name with spaces"`, matched case-insensitively against the names of the project's agents and of its members' user accounts (`@agent/sub` mentions the agent). Each mentioned agent or member, except yourself, gets one notification (kind `mention`) per message; agents read unread notifications in GET /context `updates`. An `@` right after a letter or digit (an e-mail address) is not a mention. 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. Thread activity (open, reply, close, reopen) writes a system `CONTEXT` ledger entry linked to the thread. There is no thread list: threads reach agents through GET /context and GET /context/more?section=threads.
          */
@@ -775,7 +795,7 @@ export interface paths {
         };
         /**
          * The active sprint with its progress
-         * @description Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` (`startedAt` is when it was activated). `summary`: `total` tickets in the sprint, `byStatus` counts, `completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, `assigneeAgentName`, by number); an unknown include value answers 400. 404 NO_ACTIVE_SPRINT when no sprint is active (recovery LIST_SPRINTS).
+         * @description Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` (`startedAt` is the sprint's startDate: the one it was planned with, or the activation time when it had none). `summary`: `total` tickets in the sprint, `byStatus` counts, `completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, `assigneeAgentName`, by number); an unknown include value answers 400. 404 NO_ACTIVE_SPRINT when no sprint is active (recovery LIST_SPRINTS).
          */
         get: operations["getSprintCurrent"];
         put?: never;
@@ -897,7 +917,7 @@ export interface paths {
          * Poll the project's event feed
          * @description Any valid token, no scope; cost 1. The feed of the caller's project, oldest first. Poll with `since` set to the previous `nextCursor` (start from GET /context `pollingHint.cursor`). Guarantee: a client that always passes back the `nextCursor` it got sees every event exactly once, in order, even while other agents write: sequence numbers are assigned under a per-project row lock, so they follow commit order without gaps, and a page never reaches past the last committed event. When `hasMore` is true call again at once; otherwise wait about 10 seconds. Events are kept for the life of the project, so a cursor never expires.
          *
-         *     Event kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`), claims (`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with GET /ledger), threads (`thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`, `thread.reopened`), sprints (`sprint.created`, `sprint.updated`, `sprint.released`), the brief (`brief.updated`), handoffs (`handoff.completed`), sessions (`session.opened`, `session.updated`, `session.reported`, `session.completed`, `session.canceled`, `session.refreshed`, `session.token_replaced`, `activity.posted`) and agents (`subagent.spawned`, `subagent.deleted`, `agent.offline`, `agent.revoked`, `pairing_code.issued`). Extensions of the spec's list, written by the operator API (design): `api_key.revoked` (`data.keyAgentId`, `name`) and `member.removed` (entity a user id, `data.role`). `agent.revoked` carries `data.via` (`dashboard` or `operator`); a `session.canceled` of an operator has `data.reason` `agent_revoked` or `ended_by_operator`; both have a null `agentId` when the operator acted. New kinds may appear: ignore the ones you do not know.
+         *     Event kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`, `qa_run.completed`), claims (`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with GET /ledger), threads (`thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`, `thread.reopened`), sprints (`sprint.created`, `sprint.updated`, `sprint.released`), the brief (`brief.updated`), handoffs (`handoff.completed`), sessions (`session.opened`, `session.updated`, `session.reported`, `session.completed`, `session.canceled`, `session.refreshed`, `session.token_replaced`, `activity.posted`) and agents (`subagent.spawned`, `subagent.deleted`, `agent.offline`, `agent.revoked`, `pairing_code.issued`). Extensions of the spec's list, written by the operator API (design): `api_key.revoked` (`data.keyAgentId`, `name`) and `member.removed` (entity a user id, `data.role`). `agent.revoked` carries `data.via` (`dashboard` or `operator`); a `session.canceled` of an operator has `data.reason` `agent_revoked` or `ended_by_operator`; both have a null `agentId` when the operator acted. New kinds may appear: ignore the ones you do not know.
          *
          *     `claim.released` data: `claimIds`, `files` and either `ticketId` (a release) or `reason: expired` (a claim that swept away dead claims of its files: expired, or past their grace period). A sweep records one `claim.released` per owner of the swept claims, with `agentId` that owner (not the claimant) and only that owner's claim ids and files, so a consumer tracking holders by `agentId` stays right.
          *
@@ -2538,6 +2558,16 @@ export interface components {
             evidence: string | null;
             updatedAt: string;
         };
+        QaResultsBody: {
+            tests: {
+                /** @description The test's criterionIndex */
+                criterionIndex: number;
+                /** @enum {string} */
+                status: "passed" | "failed" | "skipped";
+                /** @description What was checked and what it showed */
+                evidence: string;
+            }[];
+        };
         QaRunList: {
             runs: components["schemas"]["QaRun"][];
         };
@@ -2681,6 +2711,7 @@ export interface components {
                 goal: string | null;
                 /** @enum {string} */
                 status: "planning" | "active" | "complete" | "archived" | "cancelled";
+                /** @description The sprint's startDate : as planned, or the activation time when it had none */
                 startedAt: string | null;
                 completedAt: string | null;
             };
@@ -8964,14 +8995,14 @@ export interface operations {
                      *             "progress_entry"
                      *           ],
                      *           "recovery": {
-                     *             "action": "LOG_PROGRESS_ENTRY",
+                     *             "action": "ADD_REQUIRED_FIELDS",
                      *             "endpoint": "POST /ledger",
                      *             "payloadHint": {
                      *               "type": "PROGRESS",
                      *               "content": "<what you did>",
                      *               "sessionId": "2f1e98a2-fb45-499a-a0a7-4f97ed4eced7"
                      *             },
-                     *             "hint": "Log what you did as a PROGRESS entry first"
+                     *             "hint": "The handoff needs a PROGRESS entry in this session: log what you did with POST /ledger, then hand off again"
                      *           }
                      *         }
                      *       }
@@ -9205,14 +9236,14 @@ export interface operations {
                      *               "message": "Begin a ticket in this session, or close the session with POST /handoff without ticketId"
                      *             },
                      *             {
-                     *               "action": "LOG_PROGRESS_ENTRY",
+                     *               "action": "ADD_REQUIRED_FIELDS",
                      *               "endpoint": "POST /ledger",
-                     *               "message": "Log a PROGRESS or CHANGED entry"
+                     *               "message": "The session needs a PROGRESS or CHANGED entry: log what you did with POST /ledger (type PROGRESS)"
                      *             },
                      *             {
-                     *               "action": "POST_ENVIRONMENT_REPORT",
+                     *               "action": "ADD_REQUIRED_FIELDS",
                      *               "endpoint": "POST /session/8443a809-e48b-4be6-8a34-d406da53e667/report",
-                     *               "message": "Post your environment report (model, platform, git branch...)"
+                     *               "message": "The session needs an environment report: post it (model, platform, git branch...)"
                      *             }
                      *           ]
                      *         }
@@ -9359,6 +9390,198 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postQaResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                qaRunId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "tests": [
+                 *         {
+                 *           "criterionIndex": 0,
+                 *           "status": "passed",
+                 *           "evidence": "Signed in as demo@example.com with the right password; a wrong one is refused"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["QaResultsBody"];
+            };
+        };
+        responses: {
+            /** @description The QA run afterwards */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "qaRunId": "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3",
+                     *         "ticketId": "a9cc49b7-709e-40f1-8c63-32ce857b1915",
+                     *         "sessionId": "b9f09825-a406-4f0c-87ce-7ade8a88c067",
+                     *         "agentId": "c98cd9df-f9ef-4b3c-a11e-281cf7ab62a8",
+                     *         "status": "passed",
+                     *         "createdAt": "2026-11-26T23:02:03.474Z",
+                     *         "completedAt": "2026-11-26T23:09:41.120Z",
+                     *         "tests": [
+                     *           {
+                     *             "id": "0196f0c0-870e-4a12-991f-3fae72cdc5d9",
+                     *             "criterionIndex": 0,
+                     *             "title": "Valid credentials sign in",
+                     *             "status": "passed",
+                     *             "evidence": "Signed in as demo@example.com with the right password; a wrong one is refused",
+                     *             "updatedAt": "2026-11-26T23:09:41.120Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14990
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["QaRun"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "Cannot record results of QA run \"89476e6e-7f8c-44b1-9f5b-c16c5d5809a3\": the ticket is yours to fix, not to verify",
+                     *         "details": {
+                     *           "recovery": {
+                     *             "action": "REQUEST_REVIEW",
+                     *             "endpoint": "POST /handoff",
+                     *             "payloadHint": null,
+                     *             "hint": "QA results come from a reviewer: hand the ticket off to review and let another agent record them"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "QA run \"89476e6e-7f8c-44b1-9f5b-c16c5d5809a3\" has no test for criterionIndex 1",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "tests",
+                     *               "message": "No test for criterionIndex 1",
+                     *               "code": "custom"
+                     *             }
+                     *           ],
+                     *           "validCriterionIndexes": [
+                     *             0
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -1,93 +1,86 @@
 /**
- * The operator surface on the command line: calls the operator API of the server at SVC_URL
- * (default http://localhost:8787) with SVC_ADMIN_TOKEN. `--json` prints the `data` object alone.
+ * The operator surface on the command line: calls the operator API of the server at SVC_URL (else
+ * PUBLIC_URL, else http://127.0.0.1:$PORT, else http://localhost:8787) with SVC_ADMIN_TOKEN. It prints
+ * readable text; `--json` prints the answer's `data` (a list: `{ data, meta }`, `meta.nextCursor` naming
+ * the next page).
+ *
+ * Every command is one row of COMMANDS: its words, usage, help line, the choices of its flags (from their
+ * one definition in src/), the call it makes and how its answer reads as text. A new command is a new row.
  */
+import { ALL_SCOPES } from "@/domain/auth/scopes.ts";
+import {
+  AGENT_ROLES,
+  MEMBER_ROLES,
+  ORG_STATUSES,
+  PLANS,
+  PROJECT_STATUSES,
+  REVIEW_MODES,
+} from "@/shared/vocabulary.ts";
 
 type Flags = Record<string, string | true>;
+type Data = Record<string, unknown>;
 
-interface Command {
-  usage: string;
-  method: string;
+export interface Command {
+  /** The command's words, e.g. `org create`. */
+  name: string;
+  /** What follows the name in its usage line. */
+  args: string;
+  /** One line: what it does. */
+  help: string;
+  /** Allowed values per flag, listed by `--help`. */
+  choices?: Record<string, readonly string[]>;
+  method: "GET" | "POST" | "PATCH" | "DELETE";
   path: (flags: Flags, positional: string[]) => string;
-  /** Absent for reads (GET). */
-  body?: (flags: Flags) => Record<string, unknown>;
+  /** Absent for calls without a body. */
+  body?: (flags: Flags) => Data;
+  /** The answer's `data` as lines of text; a list's rows are printed as a table by default. */
+  text?: (data: unknown) => string[];
 }
 
-/** `?limit=&cursor=` from --limit and --cursor. */
-function page(f: Flags): string {
-  const q = new URLSearchParams(
-    compact({ limit: str(f, "limit"), cursor: str(f, "cursor") }) as Record<string, string>,
-  );
-  return q.size > 0 ? `?${q}` : "";
-}
-
-const PAGING = "[--limit 1..100] [--cursor CURSOR]";
-
-/** `<noun> list` and `<noun> get ID` for each operator collection (GET /admin/...). */
-function reads(): Record<string, Command> {
-  const out: Record<string, Command> = {};
-  for (const [noun, collection] of [["org", "orgs"], ["user", "users"], ["project", "projects"]] as const) {
-    out[`${noun} list`] = {
-      usage: `${noun} list ${PAGING}`,
-      method: "GET",
-      path: (f) => `/admin/${collection}${page(f)}`,
-    };
-    out[`${noun} get`] = {
-      usage: `${noun} get ${noun.toUpperCase()}_ID`,
-      method: "GET",
-      path: (_f, p) => `/admin/${collection}/${encodeURIComponent(p[0] ?? "")}`,
-    };
-  }
-  for (
-    const [noun, collection] of [["member", "members"], ["agent", "agents"], ["api-key", "api-keys"]] as const
-  ) {
-    out[`${noun} list`] = {
-      usage: `${noun} list --project PROJECT_ID ${PAGING}`,
-      method: "GET",
-      path: (f) => `/admin/projects/${encodeURIComponent(required(f, "project"))}/${collection}${page(f)}`,
-    };
-    out[`${noun} get`] = {
-      usage: `${noun} get --project PROJECT_ID ID`,
-      method: "GET",
-      path: (f, p) =>
-        `/admin/projects/${encodeURIComponent(required(f, "project"))}/${collection}/${
-          encodeURIComponent(p[0] ?? "")
-        }`,
-    };
-  }
-  return out;
-}
+// ---- flags ----------------------------------------------------------------------------------------
 
 /** The undo commands: revoke a key or an agent, end a session, remove a member (200 with what changed). */
-function undoCommands(): Record<string, Command> {
-  const id = (p: string[], name: string) => {
+function undoCommands(): Command[] {
+  const project = (f: Flags) => `/admin/projects/${id(required(f, "project"))}`;
+  const need = (p: string[], name: string) => {
     if (!p[0]) throw new Error(`missing ${name}`);
-    return encodeURIComponent(p[0]);
+    return id(p[0]);
   };
-  const project = (f: Flags) => `/admin/projects/${encodeURIComponent(required(f, "project"))}`;
-  return {
-    "api-key revoke": {
-      usage: "api-key revoke --project PROJECT_ID KEY_ID   (the key is refused at once)",
+  return [
+    {
+      name: "api-key revoke",
+      args: "--project PROJECT_ID KEY_ID",
+      help: "Revokes an API key: refused at once, on every instance.",
       method: "DELETE",
-      path: (f, p) => `${project(f)}/api-keys/${id(p, "KEY_ID")}`,
+      path: (f, p) => `${project(f)}/api-keys/${need(p, "KEY_ID")}`,
+      text: titled("revoked API key"),
     },
-    "agent revoke": {
-      usage: "agent revoke --project PROJECT_ID AGENT_ID   (its keys and sessions revoked, claims released)",
+    {
+      name: "agent revoke",
+      args: "--project PROJECT_ID AGENT_ID",
+      help: "Revokes an agent: its keys, sessions and sub-agents revoked, its claims released.",
       method: "POST",
-      path: (f, p) => `${project(f)}/agents/${id(p, "AGENT_ID")}/revoke`,
+      path: (f, p) => `${project(f)}/agents/${need(p, "AGENT_ID")}/revoke`,
       body: () => ({}),
+      text: titled("revoked agent"),
     },
-    "session end": {
-      usage: "session end SESSION_ID   (canceled, its token refused at once)",
+    {
+      name: "session end",
+      args: "SESSION_ID",
+      help: "Ends a session: canceled, its token refused at once (the agent may pair again).",
       method: "DELETE",
-      path: (_f, p) => `/admin/sessions/${id(p, "SESSION_ID")}`,
+      path: (_f, p) => `/admin/sessions/${need(p, "SESSION_ID")}`,
+      text: titled("ended session"),
     },
-    "member remove": {
-      usage: "member remove --project PROJECT_ID USER_ID   (the user loses the project at once)",
+    {
+      name: "member remove",
+      args: "--project PROJECT_ID USER_ID",
+      help: "Removes a member: the user loses the project at once (not the last admin).",
       method: "DELETE",
-      path: (f, p) => `${project(f)}/members/${id(p, "USER_ID")}`,
+      path: (f, p) => `${project(f)}/members/${need(p, "USER_ID")}`,
+      text: titled("removed member"),
     },
-  };
+  ];
 }
 
 function str(flags: Flags, name: string): string | undefined {
@@ -101,25 +94,138 @@ function required(flags: Flags, name: string): string {
   return value;
 }
 
-function compact(obj: Record<string, unknown>): Record<string, unknown> {
+function compact(obj: Data): Data {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
 }
 
-const COMMANDS: Record<string, Command> = {
-  "org create": {
-    usage: "org create --name NAME [--plan free|builder|growth|team|enterprise]",
+function json(flags: Flags, name: string): unknown {
+  const value = str(flags, name);
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new Error(`--${name} is not JSON: ${value}`);
+  }
+}
+
+/** `?limit=&cursor=` from --limit and --cursor. */
+function page(f: Flags): string {
+  const q = new URLSearchParams(
+    compact({ limit: str(f, "limit"), cursor: str(f, "cursor") }) as Record<string, string>,
+  );
+  return q.size > 0 ? `?${q}` : "";
+}
+
+const id = (value: string | undefined) => encodeURIComponent(value ?? "");
+
+// ---- text -----------------------------------------------------------------------------------------
+
+function scalar(value: unknown): string {
+  if (value === null || value === undefined) return "-";
+  if (Array.isArray(value)) {
+    return value.length === 0
+      ? "(none)"
+      : value.map((v) => typeof v === "object" ? JSON.stringify(v) : String(v))
+        .join(", ");
+  }
+  if (typeof value === "object") {
+    return Object.keys(value).length === 0 ? "(none)" : JSON.stringify(value);
+  }
+  return String(value);
+}
+
+/** An object as aligned `key: value` lines. */
+function fields(data: unknown): string[] {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return [scalar(data)];
+  const entries = Object.entries(data);
+  const width = Math.max(0, ...entries.map(([k]) => k.length));
+  return entries.map(([k, v]) => `${`${k}:`.padEnd(width + 1)} ${scalar(v)}`);
+}
+
+/** Rows as a table of `columns` (each as wide as its widest cell). */
+function table(rows: Data[], columns: string[]): string[] {
+  if (rows.length === 0) return ["(none)"];
+  const cells = [columns, ...rows.map((r) => columns.map((c) => scalar(r[c])))];
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  return cells.map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd());
+}
+
+const titled = (title: string) => (data: unknown) => [title, ...fields(data).map((l) => `  ${l}`)];
+
+// ---- commands -------------------------------------------------------------------------------------
+
+const PAGING = "[--limit 1..100] [--cursor CURSOR]";
+
+/** The columns a list of each noun shows. */
+const COLUMNS: Record<string, string[]> = {
+  org: ["id", "name", "plan", "status", "createdAt"],
+  user: ["id", "email", "name", "createdAt"],
+  project: ["id", "name", "ticketPrefix", "reviewMode", "status"],
+  member: ["userId", "email", "name", "role"],
+  agent: ["id", "name", "role", "status", "platform"],
+  "api-key": ["id", "name", "agentId", "scopes"],
+};
+
+/** `<noun> list` and `<noun> get ID` for each operator collection (GET /admin/...). */
+function reads(): Command[] {
+  const out: Command[] = [];
+  const collections = [
+    ["org", "orgs", "organizations"],
+    ["user", "users", "users"],
+    ["project", "projects", "projects"],
+    ["member", "members", "members of a project"],
+    ["agent", "agents", "agents of a project"],
+    ["api-key", "api-keys", "API keys of a project (never the keys themselves)"],
+  ] as const;
+  for (const [noun, collection, what] of collections) {
+    const scoped = ["member", "agent", "api-key"].includes(noun);
+    const base = (f: Flags) =>
+      scoped ? `/admin/projects/${id(required(f, "project"))}/${collection}` : `/admin/${collection}`;
+    out.push({
+      name: `${noun} list`,
+      args: `${scoped ? "--project PROJECT_ID " : ""}${PAGING}`,
+      help: `Lists the ${what}, oldest first.`,
+      method: "GET",
+      path: (f) => `${base(f)}${page(f)}`,
+      text: (data) => table(data as Data[], COLUMNS[noun]!),
+    });
+    out.push({
+      name: `${noun} get`,
+      args: `${scoped ? "--project PROJECT_ID " : ""}${noun === "member" ? "USER_ID" : "ID"}`,
+      help: `Shows one of the ${what}.`,
+      method: "GET",
+      path: (f, p) => `${base(f)}/${id(p[0])}`,
+      text: fields,
+    });
+  }
+  return out;
+}
+
+export const COMMANDS: Command[] = [
+  {
+    name: "org create",
+    args: "--name NAME [--plan PLAN]",
+    help: "Creates an organization (plan free unless given).",
+    choices: { plan: PLANS },
     method: "POST",
     path: () => "/admin/orgs",
     body: (f) => compact({ name: required(f, "name"), plan: str(f, "plan") }),
+    text: titled("created organization"),
   },
-  "org update": {
-    usage: "org update ORG_ID [--plan PLAN] [--status active|suspended]",
+  {
+    name: "org update",
+    args: "ORG_ID [--plan PLAN] [--status STATUS]",
+    help: "Changes an organization's plan or status (suspended: its projects refuse agents).",
+    choices: { plan: PLANS, status: ORG_STATUSES },
     method: "PATCH",
-    path: (_f, p) => `/admin/orgs/${p[0] ?? ""}`,
+    path: (_f, p) => `/admin/orgs/${id(p[0])}`,
     body: (f) => compact({ plan: str(f, "plan"), status: str(f, "status") }),
+    text: titled("updated organization"),
   },
-  "user create": {
-    usage: "user create --email EMAIL --password PASSWORD --name NAME",
+  {
+    name: "user create",
+    args: "--email EMAIL --password PASSWORD --name NAME",
+    help: "Creates a user (signs in to the dashboard and the OAuth page).",
     method: "POST",
     path: () => "/admin/users",
     body: (f) => ({
@@ -127,9 +233,13 @@ const COMMANDS: Record<string, Command> = {
       password: required(f, "password"),
       name: required(f, "name"),
     }),
+    text: titled("created user"),
   },
-  "project create": {
-    usage: "project create --org ORG_ID --name NAME --prefix PREFIX [--review-mode MODE] [--password PW]",
+  {
+    name: "project create",
+    args: "--org ORG_ID --name NAME --prefix PREFIX [--review-mode MODE] [--password PW] [--settings JSON]",
+    help: "Creates a project; PREFIX (2 to 10 upper-case letters) starts its ticket keys.",
+    choices: { "review-mode": REVIEW_MODES },
     method: "POST",
     path: () => "/admin/projects",
     body: (f) =>
@@ -139,33 +249,44 @@ const COMMANDS: Record<string, Command> = {
         ticketPrefix: required(f, "prefix"),
         reviewMode: str(f, "review-mode"),
         password: str(f, "password"),
-        settings: str(f, "settings") ? JSON.parse(str(f, "settings")!) : undefined,
+        settings: json(f, "settings"),
       }),
+    text: titled("created project"),
   },
-  "project update": {
-    usage:
-      "project update PROJECT_ID [--name N] [--review-mode M] [--status active|archived] [--settings JSON]",
+  {
+    name: "project update",
+    args: "PROJECT_ID [--name N] [--review-mode MODE] [--status STATUS] [--password PW] [--settings JSON]",
+    help: "Changes a project's name, review mode, status, password or settings.",
+    choices: { "review-mode": REVIEW_MODES, status: PROJECT_STATUSES },
     method: "PATCH",
-    path: (_f, p) => `/admin/projects/${p[0] ?? ""}`,
+    path: (_f, p) => `/admin/projects/${id(p[0])}`,
     body: (f) =>
       compact({
         name: str(f, "name"),
         reviewMode: str(f, "review-mode"),
         status: str(f, "status"),
         password: str(f, "password"),
-        settings: str(f, "settings") ? JSON.parse(str(f, "settings")!) : undefined,
+        settings: json(f, "settings"),
       }),
+    text: titled("updated project"),
   },
-  "member add": {
-    usage: "member add --project PROJECT_ID --user USER_ID --role admin|member|viewer",
+  {
+    name: "member add",
+    args: "--project PROJECT_ID --user USER_ID --role ROLE",
+    help: "Makes a user a member of a project.",
+    choices: { role: MEMBER_ROLES },
     method: "POST",
-    path: (f) => `/admin/projects/${required(f, "project")}/members`,
+    path: (f) => `/admin/projects/${id(required(f, "project"))}/members`,
     body: (f) => ({ userId: required(f, "user"), role: required(f, "role") }),
+    text: titled("added member"),
   },
-  "pair-code": {
-    usage: "pair-code --project PROJECT_ID [--role ROLE] [--agent-name NAME] [--platform P] [--model M]",
+  {
+    name: "pair-code",
+    args: "--project PROJECT_ID [--role ROLE] [--agent-name NAME] [--platform P] [--model M]",
+    help: "Mints a pairing code for an agent (role generator unless given); it is shown once.",
+    choices: { role: AGENT_ROLES },
     method: "POST",
-    path: (f) => `/admin/projects/${required(f, "project")}/pairing-codes`,
+    path: (f) => `/admin/projects/${id(required(f, "project"))}/pairing-codes`,
     body: (f) =>
       compact({
         role: str(f, "role"),
@@ -173,11 +294,21 @@ const COMMANDS: Record<string, Command> = {
         platform: str(f, "platform"),
         model: str(f, "model"),
       }),
+    text: (data) => {
+      const d = data as Data;
+      return [
+        `pairing code: ${scalar(d.code)} (shown once; expires ${scalar(d.expiresAt)})`,
+        'the agent sends it to POST /api/pair/connect as { "code": ..., "agentName": ... }',
+      ];
+    },
   },
-  "api-key": {
-    usage: "api-key --project PROJECT_ID --agent-name NAME [--name KEY_NAME] [--role ROLE] [--scopes a,b]",
+  {
+    name: "api-key",
+    args: "--project PROJECT_ID --agent-name NAME [--name KEY_NAME] [--role ROLE] [--scopes a,b]",
+    help: "Mints an API key for an agent (created by name if new); no scopes means unrestricted.",
+    choices: { role: AGENT_ROLES, scopes: ALL_SCOPES },
     method: "POST",
-    path: (f) => `/admin/projects/${required(f, "project")}/api-keys`,
+    path: (f) => `/admin/projects/${id(required(f, "project"))}/api-keys`,
     body: (f) =>
       compact({
         agentName: required(f, "agent-name"),
@@ -185,22 +316,31 @@ const COMMANDS: Record<string, Command> = {
         role: str(f, "role"),
         scopes: str(f, "scopes")?.split(",").map((s) => s.trim()).filter(Boolean),
       }),
+    text: titled("API key (the key is shown once: keep it now)"),
   },
-  "keys rotate": {
-    usage: "keys rotate   (new OAuth signing key; older keys verify until their tokens expire)",
+  {
+    name: "keys rotate",
+    args: "",
+    help: "Adds a new OAuth signing key; older keys verify until their tokens expire.",
     method: "POST",
     path: () => "/admin/keys/rotate",
     body: () => ({}),
+    text: titled("new signing key"),
   },
-  "clock advance": {
-    usage: "clock advance --ms MILLISECONDS   (server started with SVC_TEST_CLOCK=1)",
+  {
+    name: "clock advance",
+    args: "--ms MILLISECONDS",
+    help: "Moves the service's clock forward (a server started with SVC_TEST_CLOCK=1).",
     method: "POST",
     path: () => "/admin/clock",
     body: (f) => ({ advanceMs: Number(required(f, "ms")) }),
+    text: titled("clock advanced"),
   },
   ...reads(),
   ...undoCommands(),
-};
+];
+
+// ---- running --------------------------------------------------------------------------------------
 
 const BOOLEAN_FLAGS = new Set(["json", "help"]);
 
@@ -209,7 +349,8 @@ function parseArgs(args: string[]): { words: string[]; flags: Flags } {
   const flags: Flags = {};
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg.startsWith("--")) {
+    if (arg === "-h") flags.help = true;
+    else if (arg.startsWith("--")) {
       const [name, inline] = arg.slice(2).split("=", 2) as [string, string | undefined];
       if (inline !== undefined) flags[name] = inline;
       else if (BOOLEAN_FLAGS.has(name)) flags[name] = true;
@@ -222,10 +363,73 @@ function parseArgs(args: string[]): { words: string[]; flags: Flags } {
   return { words, flags };
 }
 
-function usage(): string {
-  return "usage: deno task cli [--json] <command>\n" +
-    Object.values(COMMANDS).map((c) => `  ${c.usage}`).join("\n") +
-    "\nenvironment: SVC_URL (default http://localhost:8787), SVC_ADMIN_TOKEN";
+const usageOf = (c: Command) => `${c.name}${c.args ? ` ${c.args}` : ""}`;
+
+function overview(): string {
+  return "usage: deno task cli [--json] <command>\ncommands:\n" +
+    COMMANDS.map((c) => `  ${usageOf(c)}`).join("\n") +
+    "\n`deno task cli <command> --help` lists a command's choices. Output is text; --json prints the answer's " +
+    "data.\nenvironment: SVC_URL (else PUBLIC_URL, else http://127.0.0.1:$PORT, else http://localhost:8787), " +
+    "SVC_ADMIN_TOKEN";
+}
+
+function commandHelp(c: Command): string {
+  const lines = [`usage: deno task cli [--json] ${usageOf(c)}`, c.help];
+  for (const [flag, values] of Object.entries(c.choices ?? {})) {
+    lines.push(`  --${flag}: ${values.join(", ")}`);
+  }
+  return lines.join("\n");
+}
+
+/** The command the words name (two words, else one), with the words left over. */
+function lookUp(words: string[]): { command: Command; positional: string[] } | undefined {
+  for (const n of [2, 1]) {
+    const command = COMMANDS.find((c) => c.name === words.slice(0, n).join(" "));
+    if (command && words.length >= n) return { command, positional: words.slice(n) };
+  }
+  return undefined;
+}
+
+function unknownCommand(words: string[]): string {
+  const asked = words.slice(0, 2).join(" ");
+  const near = COMMANDS.filter((c) => c.name.split(" ")[0] === words[0]).map((c) => c.name);
+  return `unknown command: ${asked}` + (near.length > 0 ? ` (did you mean: ${near.join(", ")}?)` : "") +
+    "\nrun `deno task cli --help` for the list of commands";
+}
+
+/** The server's URL from the environment: SVC_URL, else PUBLIC_URL, else PORT, else the default. */
+export function defaultUrl(env: Record<string, string | undefined>): string {
+  if (env.SVC_URL) return env.SVC_URL;
+  if (env.PUBLIC_URL) return env.PUBLIC_URL;
+  if (env.PORT) return `http://127.0.0.1:${env.PORT}`;
+  return "http://localhost:8787";
+}
+
+interface Answer {
+  data?: unknown;
+  meta?: { nextCursor?: string | null };
+  error?: { code: string; message: string; details?: { fields?: { path: string; message: string }[] } };
+}
+
+function refusal(status: number, parsed: Answer, text: string, url: string): string[] {
+  if (status === 404 && /operator API is off/i.test(parsed.error?.message ?? "")) {
+    return [
+      `error: the operator API of the server at ${url} is off`,
+      "  turn it on: restart the server with SVC_ADMIN_TOKEN=<a long random secret> in its environment,",
+      "  then run the CLI with the same SVC_ADMIN_TOKEN",
+    ];
+  }
+  const lines = [`error: HTTP ${status} ${parsed.error?.code ?? ""}: ${parsed.error?.message ?? text}`];
+  for (const field of parsed.error?.details?.fields ?? []) lines.push(`  ${field.path}: ${field.message}`);
+  if (status === 401) lines.push("  check SVC_ADMIN_TOKEN: it must be the server's admin token");
+  return lines;
+}
+
+function answerText(command: Command, parsed: Answer): string[] {
+  const lines = command.text ? command.text(parsed.data) : fields(parsed.data);
+  const next = parsed.meta?.nextCursor;
+  if (next) lines.push(`next page: --cursor ${next}`);
+  return lines;
 }
 
 /** Runs one CLI invocation; returns the exit code. Exported for tests. */
@@ -236,24 +440,31 @@ export async function runCli(
   fetchFn: typeof fetch = fetch,
 ): Promise<number> {
   const { words, flags } = parseArgs(args);
-  const key = COMMANDS[`${words[0]} ${words[1]}`] ? `${words[0]} ${words[1]}` : words[0] ?? "";
-  const command = COMMANDS[key];
-  if (!command) {
-    out(usage());
+  if (words.length === 0) {
+    out(overview());
     return flags.help ? 0 : 2;
   }
+  const found = lookUp(words);
+  if (!found) {
+    out(unknownCommand(words));
+    return 2;
+  }
+  const { command, positional } = found;
   if (flags.help) {
-    out(`usage: deno task cli [--json] ${command.usage}`);
+    out(commandHelp(command));
     return 0;
   }
-  const positional = words.slice(key.split(" ").length);
-  let body: Record<string, unknown> | undefined;
+  let body: Data | undefined;
   let path: string;
   try {
     body = command.body?.(flags);
     path = command.path(flags, positional);
   } catch (err) {
-    out(`error: ${err instanceof Error ? err.message : String(err)}\n  ${command.usage}`);
+    out(
+      `error: ${err instanceof Error ? err.message : String(err)}\n  usage: deno task cli ${
+        usageOf(command)
+      }`,
+    );
     return 2;
   }
   const url = `${env.url.replace(/\/+$/, "")}${path}`;
@@ -269,15 +480,11 @@ export async function runCli(
     });
   } catch (err) {
     const reason = err instanceof Error ? err.message.split("\n")[0] : String(err);
-    out(`error: cannot reach the server at ${env.url} (set SVC_URL): ${reason}`);
+    out(`error: cannot reach the server at ${env.url} (set SVC_URL, PUBLIC_URL or PORT): ${reason}`);
     return 1;
   }
   const text = await res.text();
-  let parsed: {
-    data?: unknown;
-    meta?: unknown;
-    error?: { code: string; message: string; details?: { fields?: { path: string; message: string }[] } };
-  } = {};
+  let parsed: Answer = {};
   try {
     parsed = JSON.parse(text);
   } catch {
@@ -285,18 +492,19 @@ export async function runCli(
     return 1;
   }
   if (!res.ok) {
-    out(`error: HTTP ${res.status} ${parsed.error?.code ?? ""}: ${parsed.error?.message ?? text}`);
-    for (const field of parsed.error?.details?.fields ?? []) out(`  ${field.path}: ${field.message}`);
+    for (const line of refusal(res.status, parsed, text, env.url)) out(line);
     return 1;
   }
-  out(JSON.stringify(flags.json ? parsed.data : parsed, null, 2));
+  if (flags.json) out(JSON.stringify(Array.isArray(parsed.data) ? parsed : parsed.data, null, 2));
+  else for (const line of answerText(command, parsed)) out(line);
   return 0;
 }
 
 if (import.meta.main) {
+  const env = Deno.env.toObject();
   const code = await runCli(
     Deno.args,
-    { url: Deno.env.get("SVC_URL") ?? "http://localhost:8787", token: Deno.env.get("SVC_ADMIN_TOKEN") },
+    { url: defaultUrl(env), token: env.SVC_ADMIN_TOKEN },
     (line) => console.log(line),
   );
   Deno.exit(code);

@@ -12,6 +12,8 @@ export interface Config {
   restUrl: string | undefined;
   testClock: boolean;
   noDemo: boolean;
+  /** `SVC_DEMO=1`: on PostgreSQL too, a first start on an empty database creates the demo data. */
+  demo: boolean;
   /**
    * Trusted proxy addresses and CIDRs (`SVC_TRUST_PROXY`; `1` = loopback). Only when the socket peer is one
    * of them is `X-Forwarded-For` read, and then its right-most hop that is not a trusted proxy.
@@ -52,6 +54,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     restUrl: env.SVC_REST_URL || undefined,
     testClock: env.SVC_TEST_CLOCK === "1",
     noDemo: env.SVC_NO_DEMO === "1",
+    demo: env.SVC_DEMO === "1",
     trustedProxies: parseTrustedProxies(env.SVC_TRUST_PROXY),
     mcpAllowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),
     mcpAllowedOrigins: commaList(env.SVC_MCP_ALLOWED_ORIGINS),

@@ -5,7 +5,8 @@ import { type Config, readConfig } from "@/config.ts";
 import { openDatabase, type OpenedDatabase } from "@/db/dialect.ts";
 import { migrateToLatest } from "@/db/migrate.ts";
 import { DataDirInUseError } from "@/db/data-dir-lock.ts";
-import { ADMIN_TOKEN_FILE, ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
+import { ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
+import { startupLines } from "@/startup-lines.ts";
 import { startBackgroundWork } from "@/worker.ts";
 import { defaultLogFormat, logWriter } from "@/http/access-log.ts";
 import { Metrics } from "@/http/metrics.ts";
@@ -119,8 +120,9 @@ try {
   }
   await migrateToLatest(opened.db);
   const adminToken = await resolveAdminToken(opened.db, config, clock);
-  const embedded = opened.engine === "pglite";
-  const demo = embedded && !config.noDemo ? await ensureDemo(opened.db, clock) : null;
+  // Demo data: by default on the embedded database (SVC_NO_DEMO=1 skips it), on request on PostgreSQL.
+  const wantDemo = opened.engine === "pglite" ? !config.noDemo : config.demo && !config.noDemo;
+  const demo = wantDemo ? await ensureDemo(opened.db, clock) : null;
   started = { adminToken, demo };
 } catch (err) {
   // Another process serves this data directory: say which, not that the database is broken.
@@ -136,25 +138,10 @@ try {
   server = Deno.serve({
     port: config.port,
     hostname: config.host,
-    onListen: ({ hostname, port }) => {
-      log("info", `listening on http://${hostname}:${port}`, { publicUrl: config.publicUrl, engine });
-      if (adminToken && !config.adminToken) {
-        log("info", `admin token: ${adminToken} (kept in ${config.dataDir}/${ADMIN_TOKEN_FILE})`);
-      }
-      if (demo) {
-        log(
-          "info",
-          demo.password
-            ? `demo project: Demo (DEMO), sign in as ${demo.email} / ${demo.password} (shown only now)`
-            : `demo project: Demo (DEMO), sign in as ${demo.email} (password printed at first start)`,
-        );
-        log("info", `demo pairing code: ${demo.pairingCode} (expires ${demo.codeExpiresAt})`);
-        log(
-          "info",
-          `pair: curl -s -X POST ${config.publicUrl}/api/pair/connect -H 'Content-Type: application/json' ` +
-            `-d '{"code":"${demo.pairingCode}","agentName":"my-agent"}'`,
-        );
-      }
+    onListen: (listening) => {
+      const [first, ...rest] = startupLines(config, { listening, engine, adminToken, demo });
+      log("info", first!, { publicUrl: config.publicUrl, engine });
+      for (const line of rest) log("info", line);
     },
   }, app.fetch);
 } catch (err) {

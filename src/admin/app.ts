@@ -1,5 +1,5 @@
 import { type Context, Hono } from "hono";
-import { PLANS } from "@/shared/vocabulary.ts";
+import { MEMBER_ROLES, ORG_STATUSES, PLANS, PROJECT_STATUSES } from "@/shared/vocabulary.ts";
 import { z } from "zod";
 import { AgentRoleSchema, ReviewModeSchema } from "@/contracts/common.ts";
 import type { AppEnv } from "@/http/env.ts";
@@ -33,7 +33,7 @@ const Settings = z.object({
 
 const schemas = {
   org: z.object({ name: z.string().min(1).max(200), plan: Plan.optional() }),
-  orgPatch: z.object({ plan: Plan.optional(), status: z.enum(["active", "suspended"]).optional() })
+  orgPatch: z.object({ plan: Plan.optional(), status: z.enum(ORG_STATUSES).optional() })
     .refine((v) => v.plan !== undefined || v.status !== undefined, "Provide plan or status"),
   user: z.object({
     email: z.string().email(),
@@ -53,9 +53,9 @@ const schemas = {
     reviewMode: ReviewModeSchema.optional(),
     password: z.string().max(200).nullable().optional(),
     settings: Settings.optional(),
-    status: z.enum(["active", "archived"]).optional(),
+    status: z.enum(PROJECT_STATUSES).optional(),
   }),
-  member: z.object({ userId: Id, role: z.enum(["admin", "member", "viewer"]) }),
+  member: z.object({ userId: Id, role: z.enum(MEMBER_ROLES) }),
   code: z.object({
     agentName: z.string().min(1).max(64).optional(),
     role: Role.optional(),
@@ -144,7 +144,15 @@ export function adminApp(): Hono<AppEnv> {
   const admin = new Hono<AppEnv>();
   admin.use("*", async (c, next) => {
     const expected = c.get("deps").config.adminToken;
-    if (!expected) return c.json(errorBody("NOT_FOUND", "The operator API is off"), 404);
+    if (!expected) {
+      return c.json(
+        errorBody(
+          "NOT_FOUND",
+          "The operator API is off: restart the server with SVC_ADMIN_TOKEN set to turn it on",
+        ),
+        404,
+      );
+    }
     const supplied = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim() ?? "";
     if (!timingSafeEqual(supplied, expected)) {
       return c.json(errorBody("UNAUTHORIZED", "Missing or wrong admin token"), 401);

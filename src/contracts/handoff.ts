@@ -101,5 +101,14 @@ export const QaRun = z.object({
   tests: z.array(QaTest),
 }).openapi("QaRun");
 
+/** POST /qa/{qaRunId}/results: a reviewer's outcome for some or all of the run's tests. */
+export const QaResultsBody = z.object({
+  tests: z.array(z.object({
+    criterionIndex: z.number().int().min(0).openapi({ description: "The test's criterionIndex" }),
+    status: z.enum(["passed", "failed", "skipped"]),
+    evidence: z.string().min(1).max(2000).openapi({ description: "What was checked and what it showed" }),
+  })).min(1).max(50),
+}).openapi("QaResultsBody");
+
 export const QaRunResponse = envelope(QaRun);
 export const QaRunListResponse = envelope(z.object({ runs: z.array(QaRun) }).openapi("QaRunList"));

@@ -158,7 +158,9 @@ export const CurrentSprint = z.object({
     number: z.number().int(),
     goal: z.string().nullable(),
     status: z.enum(SPRINT_STATUSES),
-    startedAt: z.string().nullable(),
+    startedAt: z.string().nullable().openapi({
+      description: "The sprint's startDate (SPRINT-005): as planned, or the activation time when it had none",
+    }),
     completedAt: z.string().nullable(),
   }),
   summary: z.object({

@@ -18,7 +18,7 @@ export const eventsRoute = defineRoute({
     "page never reaches past the last committed event. When `hasMore` is true call again at once; otherwise wait",
     "about 10 seconds. Events are kept for the life of the project, so a cursor never expires.",
     "\n\nEvent kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`,",
-    "`ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`), claims",
+    "`ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`, `qa_run.completed`), claims",
     "(`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with",
     "GET /ledger), threads (`thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`,",
     "`thread.reopened`), sprints (`sprint.created`, `sprint.updated`, `sprint.released`), the brief",

@@ -3,6 +3,7 @@ import { errorResponses } from "@/contracts/common.ts";
 import {
   HandoffBody,
   HandoffResponse,
+  QaResultsBody,
   QaRunListResponse,
   QaRunResponse,
   SessionCompleteBody,
@@ -12,6 +13,7 @@ import { TicketIdPath } from "@/contracts/workflow.ts";
 import { handoff } from "@/domain/handoff/handoff.ts";
 import { notGenerator } from "@/domain/handoff/preconditions.ts";
 import { getQaRun, listQaRuns } from "@/domain/handoff/qa.ts";
+import { recordQaResults } from "@/domain/handoff/qa-results.ts";
 import { completeSession } from "@/domain/sessions/complete.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
@@ -28,7 +30,7 @@ export const handoffRoute = defineRoute({
     "already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable " +
     "with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a " +
     "closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 " +
-    "VALIDATION_ERROR, details.missing [progress_entry]). With ticketId (UUID or key; unknown: 404 " +
+    "VALIDATION_ERROR, details.missing [progress_entry], recovery ADD_REQUIRED_FIELDS at POST /ledger). With ticketId (UUID or key; unknown: 404 " +
     "TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 " +
     "CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to " +
     "close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery " +
@@ -108,6 +110,29 @@ export const getQaRunRoute = defineRoute({
   },
 }, { scope: "read:board", cost: 1 });
 
+export const postQaResultsRoute = defineRoute({
+  method: "post",
+  path: "/qa/{qaRunId}/results",
+  tags: ["Handoff"],
+  summary: "Record QA test outcomes (the reviewer's evidence per criterion)",
+  description: "Scope write:ticket (design: the spec shows no QA write; this completes HAND-051's QA " +
+    "endpoints). Body `tests`: 1 to 50 of `{ criterionIndex, status (passed, failed or " +
+    "skipped), evidence (1 to 2000) }`, each naming a test of the run by its criterionIndex. Answers the " +
+    "run: `failed` when a test failed, `passed` once no test is pending (`completedAt` set), else " +
+    "`pending`; results may be recorded again. The ticket's assignee cannot verify its own work: 403 " +
+    "FORBIDDEN, recovery REQUEST_REVIEW. A criterionIndex the run has no test for: 422 VALIDATION_ERROR " +
+    "(`details.validCriterionIndexes`), nothing written. Unknown or other project's run: 404 NOT_FOUND. " +
+    "A run leaving `pending` records the event `qa_run.completed` (an extension of the spec's event kinds).",
+  request: {
+    params: z.object({ qaRunId: z.string().openapi({ param: { name: "qaRunId", in: "path" } }) }),
+    body: { content: { "application/json": { schema: QaResultsBody } }, required: true },
+  },
+  responses: {
+    200: { description: "The QA run afterwards", content: { "application/json": { schema: QaRunResponse } } },
+    ...errorResponses(404, 422),
+  },
+}, { scope: "write:ticket", cost: 2 });
+
 export const listQaRunsRoute = defineRoute({
   method: "get",
   path: "/ticket/{ticketId}/qa",
@@ -130,5 +155,10 @@ export function registerHandoff(api: OpenAPIHono<AppEnv>): void {
   handle(api, handoffRoute, async ({ c, ctx, body }) => ok(c, await handoff(ctx, body)));
   handle(api, sessionCompleteRoute, async ({ c, ctx, body }) => ok(c, await completeSession(ctx, body)));
   handle(api, getQaRunRoute, async ({ c, ctx, params }) => ok(c, await getQaRun(ctx, params.qaRunId)));
+  handle(
+    api,
+    postQaResultsRoute,
+    async ({ c, ctx, params, body }) => ok(c, await recordQaResults(ctx, params.qaRunId, body)),
+  );
   handle(api, listQaRunsRoute, async ({ c, ctx, params }) => ok(c, await listQaRuns(ctx, params.ticketId)));
 }

@@ -42,7 +42,8 @@ const currentRoute = defineRoute({
   tags: TAGS,
   summary: "The active sprint with its progress",
   description: "Any valid token. `sprint` `{ id, name, number, goal, status, startedAt, completedAt }` " +
-    "(`startedAt` is when it was activated). `summary`: `total` tickets in the sprint, `byStatus` counts, " +
+    "(`startedAt` is the sprint's startDate: the one it was planned with, or the activation time when it " +
+    "had none). `summary`: `total` tickets in the sprint, `byStatus` counts, " +
     "`completionPct` = done / non-cancelled tickets, rounded (0 when empty), `agentProgress[]` one row per " +
     "assignee by name `{ agentId, agentName, inProgress, inReview, done }` where `inReview` counts only " +
     "status `in_review`. `include=tickets` adds `tickets` (sprint rows with `assigneeAgentId`, " +

@@ -69,7 +69,7 @@ const replyRoute = defineRoute({
   summary: "Reply in a thread",
   description: WRITE + budget("replies", 25) +
     "Answers 201 `{ id, createdAt }` and sets the thread's `lastMessageAt`. Errors: 404 INVALID (unknown " +
-    "thread), 422 INVALID (thread closed; reopen with PATCH status open).\n\n" +
+    "thread), 422 INVALID (thread closed; recovery USE_VALID_TRANSITION: reopen it with PATCH status open).\n\n" +
     'Mentions: `@name` (letters, digits, `_ - . /`) or `@"name with spaces"`, matched case-insensitively ' +
     "against the names of the project's agents and of its members' user accounts (`@agent/sub` mentions the " +
     "agent). Each mentioned agent or member, except yourself, gets one notification (kind `mention`) per " +

@@ -114,3 +114,11 @@ export type ThreadStatus = typeof THREAD_STATUSES[number];
 /** An agent's role in its project. */
 export const AGENT_ROLES = ["generator", "evaluator", "observer", "orchestrator"] as const;
 export type AgentRole = typeof AGENT_ROLES[number];
+
+/** A user's role in a project (members of the dashboard and the OAuth sign-in). */
+export const MEMBER_ROLES = ["admin", "member", "viewer"] as const;
+export type MemberRole = typeof MEMBER_ROLES[number];
+
+/** The statuses an operator may set on an organization and on a project. */
+export const ORG_STATUSES = ["active", "suspended"] as const;
+export const PROJECT_STATUSES = ["active", "archived"] as const;

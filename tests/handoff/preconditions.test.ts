@@ -177,7 +177,7 @@ test("HAND-025 diffStat is at most 500 characters and is logged as a PROGRESS en
   assert.ok(entries.some((e) => e.type === "PROGRESS" && e.content === stat));
 });
 
-test("HAND-027 a session without PROGRESS entry answers 400 with details.missing [progress_entry]", async () => {
+test("HAND-027 CONV-034 a session without PROGRESS entry answers 400 with details.missing [progress_entry], recovery ADD_REQUIRED_FIELDS", async () => {
   const r = await ready({ progress: false });
   await insertLedgerEntry(r.projectId, {
     type: "CHANGED",
@@ -188,6 +188,12 @@ test("HAND-027 a session without PROGRESS entry answers 400 with details.missing
   assert.equal(res.status, 400);
   assert.equal(res.body.error.code, "VALIDATION_ERROR");
   assert.deepEqual(res.body.error.details.missing, ["progress_entry"]);
+  const recovery = res.body.error.details.recovery;
+  assert.equal(recovery.action, "ADD_REQUIRED_FIELDS");
+  assert.equal(recovery.endpoint, "POST /ledger");
+  assert.equal(recovery.payloadHint.type, "PROGRESS");
+  assert.equal(recovery.payloadHint.sessionId, r.agent.sessionId);
+  assert.match(recovery.hint, /PROGRESS entry/);
   assert.equal((await sessionRow(r.agent.sessionId)).status, "active");
   assert.equal((await ticketRow(r.ticket!.id)).status, "in_progress");
 });

@@ -75,9 +75,14 @@ test("SESS-039 refused while no ticket is linked", async () => {
   refusedWith(await complete(r), ["ticket_linked", "ticket_status"]);
 });
 
-test("SESS-040 refused without a PROGRESS or CHANGED entry; a CHANGED entry is enough", async () => {
+test("SESS-040 CONV-034 refused without a PROGRESS or CHANGED entry (remediation ADD_REQUIRED_FIELDS); a CHANGED entry is enough", async () => {
   const r = await closeable({ progress: false });
-  refusedWith(await complete(r), ["progress_entry"]);
+  const res = await complete(r);
+  refusedWith(res, ["progress_entry"]);
+  const [remediation] = res.body.error.details.remediation;
+  assert.equal(remediation.action, "ADD_REQUIRED_FIELDS");
+  assert.equal(remediation.endpoint, "POST /ledger");
+  assert.match(remediation.message, /PROGRESS or CHANGED entry/);
   await insertLedgerEntry(r.projectId, {
     type: "CHANGED",
     agentId: r.agent.agentId,

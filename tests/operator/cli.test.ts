@@ -33,11 +33,15 @@ test("cli creates an org, a project and a pairing code; --json prints data alone
   assert.equal(project.code, 0);
   const projectData = JSON.parse(project.output);
   assert.equal(projectData.ticketPrefix, "WEB");
-  const code = await cli("pair-code", "--project", projectData.id, "--role", "orchestrator");
+  const code = await cli("--json", "pair-code", "--project", projectData.id, "--role", "orchestrator");
   assert.equal(code.code, 0);
-  const wrapped = JSON.parse(code.output);
-  assert.equal(wrapped.data.ttlSeconds, 300);
-  assert.match(wrapped.data.code, /^[A-Z0-9]{8}$/);
+  const data = JSON.parse(code.output);
+  assert.equal(data.ttlSeconds, 300);
+  assert.match(data.code, /^[A-Z0-9]{8}$/);
+  // Without --json: text, the code on its first line.
+  const text = await cli("pair-code", "--project", projectData.id, "--role", "evaluator");
+  assert.equal(text.code, 0);
+  assert.match(text.output, /^pairing code: [A-Z0-9]{8} \(shown once; expires \S+\)\n/);
 });
 
 test("cli reports a refused call with a non-zero exit", async () => {

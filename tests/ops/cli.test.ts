@@ -53,17 +53,24 @@ test("the CLI lists and reads what it creates, pages with --limit and --cursor, 
   await newProject();
   const { projectId } = await newProject();
   const agent = await pairAgent(projectId);
-  const first = JSON.parse((await cli("org", "list", "--limit", "1")).output);
+  // --json on a list prints { data, meta } (meta.nextCursor names the next page).
+  const first = JSON.parse((await cli("--json", "org", "list", "--limit", "1")).output);
   assert.equal(first.data.length, 1);
   assert.ok(first.meta.nextCursor);
   const second = JSON.parse(
-    (await cli("org", "list", "--limit", "1", "--cursor", first.meta.nextCursor)).output,
+    (await cli("--json", "org", "list", "--limit", "1", "--cursor", first.meta.nextCursor)).output,
   );
   assert.notEqual(second.data[0].id, first.data[0].id);
+  // As text: a table and the next page's cursor.
+  const text = await cli("org", "list", "--limit", "1");
+  const lines = text.output.split("\n");
+  assert.match(lines[0]!, /^id +name +plan +status +createdAt$/);
+  assert.ok(lines[1]!.startsWith(first.data[0].id));
+  assert.equal(lines[2], `next page: --cursor ${first.meta.nextCursor}`);
   const project = JSON.parse((await cli("--json", "project", "get", projectId)).output);
   assert.equal(project.id, projectId);
   const agents = JSON.parse((await cli("--json", "agent", "list", "--project", projectId)).output);
-  assert.ok(agents.some((a: { id: string }) => a.id === agent.agentId));
+  assert.ok(agents.data.some((a: { id: string }) => a.id === agent.agentId));
   const one = JSON.parse((await cli("--json", "agent", "get", "--project", projectId, agent.agentId)).output);
   assert.equal(one.id, agent.agentId);
 

@@ -4,14 +4,14 @@
 //   - `<admin token>`, `<demo pairing code>`: the value after `admin token:` / `demo pairing code:` in the
 //     start log;
 //   - any other `<name>`: the first `name` field (depth first) of the most recent JSON answer that has one.
-// The only other rewrites: `http://localhost:8787` is the test service's origin (also given to the CLI as
-// SVC_URL), `npx -y deno` is this deno, and `curl -s` also prints the status code on a last line. A command
+// The service runs on a free port, not 8787: the second terminal has only `PORT` exported, as the README
+// says, and `$O` and the CLI follow it (nothing in the commands is rewritten for the port). The only
+// rewrites: `npx -y deno` is this deno, and `curl -s` also prints the status code on a last line. A command
 // answers 2xx unless its line ends with `# -> NNN ...`, which states the status it must answer.
 import assert from "node:assert/strict";
 import { test } from "../helpers/mod.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-const README_ORIGIN = "http://localhost:8787";
 
 /** The walkthrough section: its numbered steps and, per step, its shell commands (comments kept). */
 function walkthroughOf(
@@ -72,7 +72,6 @@ async function startService() {
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
   const dataDir = await Deno.makeTempDir();
-  const origin = `http://127.0.0.1:${port}`;
   const passthrough = Object.fromEntries(
     ["PATH", "HOME", "DENO_DIR", "XDG_CACHE_HOME"].flatMap((k) => {
       const v = Deno.env.get(k);
@@ -87,7 +86,7 @@ async function startService() {
     args,
     cwd: ROOT,
     clearEnv: true,
-    env: { ...passthrough, NO_COLOR: "1", PORT: String(port), DATA_DIR: dataDir, PUBLIC_URL: origin },
+    env: { ...passthrough, NO_COLOR: "1", PORT: String(port), DATA_DIR: dataDir },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -115,7 +114,7 @@ async function startService() {
     await Deno.remove(dataDir, { recursive: true }).catch(() => {});
   };
   return {
-    origin,
+    port,
     stop,
     log: {
       "admin token": /admin token: (\S+)/.exec(log)![1]!,
@@ -141,6 +140,7 @@ test("the README walkthrough runs as written against a fresh service and ends wi
   const counted = `${steps.length - 1} steps, ${commands.length} commands`;
   assert.ok(intro.includes(counted), `the README's walkthrough should say "${counted}"`);
   const service = await startService();
+  assert.notEqual(service.port, 8787);
   const answers: unknown[] = [];
   const transcript: string[] = [];
   let prelude = "set -e";
@@ -160,15 +160,15 @@ test("the README walkthrough runs as written against a fresh service and ends wi
   const calls: { at: number; call: string; status: number }[] = [];
   const suggestions: { at: number; endpoint: string; from: string }[] = [];
   let handoffNext = "";
+  let handoff: { warnings?: string[]; review?: { qaRunId?: string | null } } = {};
+  let approval: { warnings?: string[]; qa?: { status: string; pendingTests: number } | null } = {};
   let ticketId = "";
   let finalStatus = "";
   try {
     for (const step of steps) {
       for (const written of step.lines) {
         const expected = /#\s*->\s*(\d{3})\b/.exec(written)?.[1];
-        const line = fill(written.replace(/\s+#.*$/, ""))
-          .replaceAll(README_ORIGIN, service.origin)
-          .replace(/^npx -y deno /, `"${Deno.execPath()}" `);
+        const line = fill(written.replace(/\s+#.*$/, "")).replace(/^npx -y deno /, `"${Deno.execPath()}" `);
         if (ASSIGNMENTS.test(line)) {
           prelude += `\n${line}`;
           continue;
@@ -180,7 +180,15 @@ test("the README walkthrough runs as written against a fresh service and ends wi
         const out = await new Deno.Command("bash", {
           args: ["-c", script],
           cwd: ROOT,
-          env: { SVC_URL: service.origin, NO_COLOR: "1" },
+          // A second terminal: PATH and the port the service was started on, nothing else.
+          clearEnv: true,
+          env: {
+            PATH: Deno.env.get("PATH") ?? "",
+            HOME: Deno.env.get("HOME") ?? "",
+            ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+            PORT: String(service.port),
+            NO_COLOR: "1",
+          },
           stdout: "piped",
           stderr: "piped",
         }).output();
@@ -212,7 +220,11 @@ test("the README walkthrough runs as written against a fresh service and ends wi
         if (next?.endpoint) {
           suggestions.push({ at: transcript.length, endpoint: next.endpoint, from: step.title });
         }
-        if (/\/api\/handoff /.test(written)) handoffNext = next?.message ?? "";
+        if (/\/api\/handoff /.test(written)) {
+          handoffNext = next?.message ?? "";
+          handoff = parsed.data;
+        }
+        if (/\/approve /.test(written)) approval = parsed.data;
         if (/\/api\/ticket -H/.test(written) && parsed.data?.ticketRef) {
           assert.equal(parsed.data.ticketRef, "DEMO-1", "the README says the first ticket is DEMO-1");
           ticketId = parsed.data.id;
@@ -235,4 +247,10 @@ test("the README walkthrough runs as written against a fresh service and ends wi
   }
   // The generator's token ends with its handoff: the suggestion says to pair again first.
   assert.match(handoffNext, /POST \/pair\/connect/);
+  // Without a warning on the way: the TESTED entry names the ticket's verificationCommand (HAND-048) and
+  // the QA run the handoff opened is complete when the ticket is approved.
+  assert.deepEqual(handoff.warnings ?? [], [], JSON.stringify(handoff));
+  assert.ok(handoff.review?.qaRunId, JSON.stringify(handoff));
+  assert.deepEqual(approval.warnings ?? [], [], JSON.stringify(approval));
+  assert.equal(approval.qa?.status, "passed", JSON.stringify(approval));
 });

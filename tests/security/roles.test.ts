@@ -289,6 +289,16 @@ const EXPECTED: Record<string, Expected> = {
     cost: 1,
     req: (m) => ({ path: `/qa/${m.qaRunId}` }),
   },
+  "POST /qa/{qaRunId}/results": {
+    auth: "bearer",
+    scope: "write:ticket",
+    design: true,
+    cost: 2,
+    req: (m) => ({
+      path: `/qa/${m.qaRunId}/results`,
+      body: { tests: [{ criterionIndex: 0, status: "passed", evidence: "Checked by the role matrix" }] },
+    }),
+  },
   "GET /ticket/{ticketId}/qa": {
     auth: "bearer",
     scope: "read:board",

@@ -517,6 +517,14 @@ const PROBES: Record<string, Probe[]> = {
     expect: "not-found",
     build: (v) => ({ path: `/qa/${v.qaRunId}` }),
   }],
+  "POST /qa/{qaRunId}/results": [{
+    name: "A's QA run",
+    expect: "not-found",
+    build: (v) => ({
+      path: `/qa/${v.qaRunId}/results`,
+      body: { tests: [{ criterionIndex: 0, status: "failed", evidence: "B was here" }] },
+    }),
+  }],
   "GET /ticket/{ticketId}/qa": [{
     name: "A's ticket",
     expect: "not-found",

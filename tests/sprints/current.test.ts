@@ -131,3 +131,27 @@ test("SPRINT-011 GET /sprint/{sprintId} returns the sprint with its stored relea
     "NO_ACTIVE_SPRINT",
   );
 });
+
+test("SPRINT-005 SPRINT-008 startedAt is the start date the sprint was planned with, else the activation time", async () => {
+  const { projectId } = await newProject();
+  const agent = await pairAgent(projectId);
+  const planned = await sprintIn(agent.token, "active", { startDate: "2026-01-05", endDate: "2026-01-19" });
+  const res = await call("GET", "/sprint/current", { token: agent.token });
+  assert.equal(res.status, 200, res.text);
+  assert.equal(res.body.data.sprint.id, planned.id);
+  assert.equal(
+    res.body.data.sprint.startedAt,
+    "2026-01-05",
+    "the planned startDate, not the activation time",
+  );
+  assert.equal((await setStatus(agent.token, planned.id, "complete")).status, 200);
+
+  const unplanned = await sprintIn(agent.token, "active");
+  const now = await call("GET", "/sprint/current", { token: agent.token });
+  const stored = await call("GET", `/sprint/${unplanned.id}`, { token: agent.token });
+  assert.equal(stored.status, 200, stored.text);
+  const startDate = stored.body.data.startDate ?? stored.body.data.sprint?.startDate;
+  assert.ok(startDate, "activation set the start date");
+  assert.equal(now.body.data.sprint.startedAt, startDate);
+  assert.ok(Date.parse(now.body.data.sprint.startedAt) >= Date.parse(unplanned.createdAt));
+});

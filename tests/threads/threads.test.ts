@@ -222,14 +222,24 @@ test("THREAD-026 a reply to an unknown thread answers 404 INVALID", async () => 
   assert.equal(res.body.error.code, "INVALID");
 });
 
-test("THREAD-010 a reply to a closed thread answers 422 INVALID and adds no message", async () => {
+test("THREAD-010 CONV-034 a reply to a closed thread answers 422 INVALID, recovery USE_VALID_TRANSITION (reopen), no message", async () => {
   const { agent } = await setup();
   const id = await open(agent.token);
   await call("POST", `/thread/${id}/close`, { token: agent.token, body: { outcome: "done" } });
   const res = await call("POST", `/thread/${id}/reply`, { token: agent.token, body: { content: "late" } });
   assert.equal(res.status, 422);
   assert.equal(res.body.error.code, "INVALID");
+  const recovery = res.body.error.details.recovery;
+  assert.equal(recovery.action, "USE_VALID_TRANSITION");
+  assert.equal(recovery.endpoint, `PATCH /thread/${id}`);
+  assert.deepEqual(recovery.payloadHint, { status: "open" });
+  assert.match(recovery.hint, /closed.*reopen/);
   assert.equal((await read(agent.token, id)).messages.length, 0);
+  // Following the recovery lets the reply through.
+  const reopened = await call("PATCH", `/thread/${id}`, { token: agent.token, body: recovery.payloadHint });
+  assert.equal(reopened.status, 200, reopened.text);
+  const again = await call("POST", `/thread/${id}/reply`, { token: agent.token, body: { content: "late" } });
+  assert.equal(again.status, 201, again.text);
 });
 
 test("THREAD-006 THREAD-032 close records the outcome and answers { ok: true }", async () => {

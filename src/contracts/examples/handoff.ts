@@ -76,14 +76,15 @@ export const handoffExamples: ExampleTable = {
               "progress_entry",
             ],
             recovery: {
-              action: "LOG_PROGRESS_ENTRY",
+              action: "ADD_REQUIRED_FIELDS",
               endpoint: "POST /ledger",
               payloadHint: {
                 type: "PROGRESS",
                 content: "<what you did>",
                 sessionId: "2f1e98a2-fb45-499a-a0a7-4f97ed4eced7",
               },
-              hint: "Log what you did as a PROGRESS entry first",
+              hint:
+                "The handoff needs a PROGRESS entry in this session: log what you did with POST /ledger, then hand off again",
             },
           },
         },
@@ -135,6 +136,63 @@ export const handoffExamples: ExampleTable = {
         error: {
           code: "NOT_FOUND",
           message: 'Cannot find QA run "7c829dd4-815a-4d2c-a48b-b0afccfb353d" in this project',
+        },
+      },
+    },
+  },
+  "POST /qa/{qaRunId}/results": {
+    request: {
+      tests: [
+        {
+          criterionIndex: 0,
+          status: "passed",
+          evidence: "Signed in as demo@example.com with the right password; a wrong one is refused",
+        },
+      ],
+    },
+    responses: {
+      200: {
+        data: {
+          ...qaRun,
+          status: "passed",
+          completedAt: "2026-11-26T23:09:41.120Z",
+          tests: [
+            {
+              ...qaRun.tests[0],
+              status: "passed",
+              evidence: "Signed in as demo@example.com with the right password; a wrong one is refused",
+              updatedAt: "2026-11-26T23:09:41.120Z",
+            },
+          ],
+        },
+        meta: {
+          callsRemaining: 14990,
+        },
+      },
+      403: {
+        error: {
+          code: "FORBIDDEN",
+          message:
+            'Cannot record results of QA run "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3": the ticket is yours to fix, not to verify',
+          details: {
+            recovery: {
+              action: "REQUEST_REVIEW",
+              endpoint: "POST /handoff",
+              payloadHint: null,
+              hint:
+                "QA results come from a reviewer: hand the ticket off to review and let another agent record them",
+            },
+          },
+        },
+      },
+      422: {
+        error: {
+          code: "VALIDATION_ERROR",
+          message: 'QA run "89476e6e-7f8c-44b1-9f5b-c16c5d5809a3" has no test for criterionIndex 1',
+          details: {
+            fields: [{ path: "tests", message: "No test for criterionIndex 1", code: "custom" }],
+            validCriterionIndexes: [0],
+          },
         },
       },
     },

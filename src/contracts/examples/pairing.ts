@@ -525,14 +525,15 @@ export const pairingExamples: ExampleTable = {
                   "Begin a ticket in this session, or close the session with POST /handoff without ticketId",
               },
               {
-                action: "LOG_PROGRESS_ENTRY",
+                action: "ADD_REQUIRED_FIELDS",
                 endpoint: "POST /ledger",
-                message: "Log a PROGRESS or CHANGED entry",
+                message:
+                  "The session needs a PROGRESS or CHANGED entry: log what you did with POST /ledger (type PROGRESS)",
               },
               {
-                action: "POST_ENVIRONMENT_REPORT",
+                action: "ADD_REQUIRED_FIELDS",
                 endpoint: "POST /session/8443a809-e48b-4be6-8a34-d406da53e667/report",
-                message: "Post your environment report (model, platform, git branch...)",
+                message: "The session needs an environment report: post it (model, platform, git branch...)",
               },
             ],
           },

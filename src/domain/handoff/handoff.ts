@@ -108,11 +108,13 @@ async function sessionToHandOff(db: DbOrTrx, actor: Actor, sessionId: string): P
   if (!progress) {
     throw fail.validation("Cannot hand off: the session has no PROGRESS entry", {
       missing: ["progress_entry"],
-      recovery: recovery("LOG_PROGRESS_ENTRY", "POST /ledger", "Log what you did as a PROGRESS entry first", {
-        type: "PROGRESS",
-        content: "<what you did>",
-        sessionId: session.id,
-      }),
+      // The missing item is a ledger entry: the spec's action for a named missing piece (CONV-034).
+      recovery: recovery(
+        "ADD_REQUIRED_FIELDS",
+        "POST /ledger",
+        "The handoff needs a PROGRESS entry in this session: log what you did with POST /ledger, then hand off again",
+        { type: "PROGRESS", content: "<what you did>", sessionId: session.id },
+      ),
     });
   }
   return session;

@@ -1,4 +1,4 @@
-import { DomainError, fail } from "@/domain/shared/errors.ts";
+import { DomainError, fail, type RecoveryAction } from "@/domain/shared/errors.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { isUuid } from "@/domain/tickets/refs.ts";
 import { boardReviewStatus, isReviewStatus } from "@/domain/handoff/review-mode.ts";
@@ -16,7 +16,7 @@ export const CLOSEOUT_ITEMS = [
 type Item = typeof CLOSEOUT_ITEMS[number];
 
 interface Remediation {
-  action: string;
+  action: RecoveryAction;
   endpoint: string;
   message: string;
 }
@@ -31,9 +31,10 @@ function remediationFor(item: Item, sessionId: string): Remediation {
       };
     case "progress_entry":
       return {
-        action: "LOG_PROGRESS_ENTRY",
+        action: "ADD_REQUIRED_FIELDS",
         endpoint: "POST /ledger",
-        message: "Log a PROGRESS or CHANGED entry",
+        message:
+          "The session needs a PROGRESS or CHANGED entry: log what you did with POST /ledger (type PROGRESS)",
       };
     case "tested_entry":
       return {
@@ -43,16 +44,16 @@ function remediationFor(item: Item, sessionId: string): Remediation {
       };
     case "no_blocked_entry":
       return {
-        action: "CANCEL_SESSION",
+        action: "USE_VALID_TRANSITION",
         endpoint: `PATCH /session/${sessionId}`,
         message: "A session with a BLOCKED entry cannot close as complete (the ledger is append-only): " +
           "cancel it with status canceled, or resolve the blocker in a new session",
       };
     case "environment_report":
       return {
-        action: "POST_ENVIRONMENT_REPORT",
+        action: "ADD_REQUIRED_FIELDS",
         endpoint: `POST /session/${sessionId}/report`,
-        message: "Post your environment report (model, platform, git branch...)",
+        message: "The session needs an environment report: post it (model, platform, git branch...)",
       };
     case "ticket_status":
       return {

@@ -1,6 +1,6 @@
 /** Recovery hint carried by validation and permission refusals (spec: Errors). */
 export interface Recovery {
-  action: string;
+  action: RecoveryAction;
   endpoint: string;
   payloadHint: Record<string, unknown> | null;
   hint: string;
@@ -72,8 +72,76 @@ export class DomainError extends Error {
   }
 }
 
+/** The recovery actions the spec lists (CONV-034; interface spec, Errors: special cases). */
+export const SPEC_RECOVERY_ACTIONS = [
+  "REPAIR_OR_REFRESH",
+  "REPAIR",
+  "LOG_TESTED_ENTRY",
+  "SPLIT_BATCH",
+  "RESOLVE_TICKET_REF",
+  "ACKNOWLEDGE_CRITERIA",
+  "ADD_CRITERIA",
+  "USE_VALID_STATUS",
+  "USE_VALID_TRANSITION",
+  "APPROVE_VIA_ENDPOINT",
+  "REQUEST_REVIEW",
+  "REFRESH_TICKET_STATE",
+  "ATTACH_REVIEW_HANDOFF",
+  "ADD_REQUIRED_FIELDS",
+  "WRITE_PROJECT_BRIEF",
+  "LIST_SPRINTS",
+  "FIX_SPRINT_FIELDS",
+  "RETRY",
+  "RESTART_PAGINATION",
+  "PROVIDE_SESSION_ID",
+  "SCOPE_BULK_CLOSE",
+  "MINT_SUBAGENT_SESSION",
+  "BEGIN_TICKET",
+  "HANDOFF_WITHOUT_TICKET",
+  "RETRY_WITH_PASSWORD",
+  "REQUEST_NEW_PAIRING_CODE",
+  "RETRY_LATER",
+] as const;
+
+/**
+ * Actions the spec names for one endpoint outside that list, in its own words: PATCH /session's
+ * `use_closeout_path` (SESS-057) and the per-file claim conflict actions of POST /claim.
+ */
+export const SPEC_ENDPOINT_RECOVERY_ACTIONS = [
+  "use_closeout_path",
+  "wait",
+  "wait_or_contact",
+  "release",
+] as const;
+
+/**
+ * Extension actions (none today). One added here must also be documented as an extension of the
+ * spec's list in the OpenAPI description of each route that answers it.
+ */
+export const EXTENSION_RECOVERY_ACTIONS = [] as const;
+
+/**
+ * Actions of the operator API only (outside the spec's agent-facing interface, documented with the operator
+ * routes in the README): removing a project's last admin answers ADD_ANOTHER_ADMIN.
+ */
+export const OPERATOR_RECOVERY_ACTIONS = ["ADD_ANOTHER_ADMIN"] as const;
+
+export type RecoveryAction =
+  | typeof SPEC_RECOVERY_ACTIONS[number]
+  | typeof SPEC_ENDPOINT_RECOVERY_ACTIONS[number]
+  | typeof EXTENSION_RECOVERY_ACTIONS[number]
+  | typeof OPERATOR_RECOVERY_ACTIONS[number];
+
+/** Every action a `details.recovery` or a closeout remediation may carry. */
+export const RECOVERY_ACTIONS: readonly RecoveryAction[] = [
+  ...SPEC_RECOVERY_ACTIONS,
+  ...SPEC_ENDPOINT_RECOVERY_ACTIONS,
+  ...EXTENSION_RECOVERY_ACTIONS,
+  ...OPERATOR_RECOVERY_ACTIONS,
+];
+
 export function recovery(
-  action: string,
+  action: RecoveryAction,
   endpoint: string,
   hint: string,
   payloadHint: Record<string, unknown> | null = null,

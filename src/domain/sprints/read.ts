@@ -108,7 +108,9 @@ export async function currentSprint(ctx: ActorCtx, include: string | undefined) 
       number: sprint.number,
       goal: sprint.goal,
       status: sprint.status,
-      startedAt: sprint.started_at?.toISOString() ?? null,
+      // SPRINT-005: the sprint's start date under the name startedAt (activation fills a missing one,
+      // SPRINT-008; started_at covers rows activated before that).
+      startedAt: sprint.start_date ?? sprint.started_at?.toISOString() ?? null,
       completedAt: sprint.completed_at?.toISOString() ?? null,
     },
     summary: {

@@ -1,6 +1,6 @@
 import { actorDisplayName } from "@/domain/shared/actor.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError, recovery } from "@/domain/shared/errors.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
 import { notifyMentions } from "./mentions.ts";
@@ -29,12 +29,13 @@ export async function replyToThread(ctx: ActorCtx, threadId: string, input: { co
       throw new DomainError("unprocessable", "INVALID", "Cannot reply to a closed thread; reopen it first", {
         threadId,
         status: "closed",
-        recovery: {
-          action: "REOPEN_THREAD",
-          endpoint: `PATCH /thread/${threadId}`,
-          hint: "Reopen the thread with status open, then reply",
-          payloadHint: { status: "open" },
-        },
+        // Reopening is the thread's one valid transition out of closed (THREAD-008).
+        recovery: recovery(
+          "USE_VALID_TRANSITION",
+          `PATCH /thread/${threadId}`,
+          "The thread is closed: reopen it with PATCH /thread/{threadId} and status open, then send the reply again",
+          { status: "open" },
+        ),
       });
     }
     const id = crypto.randomUUID();
