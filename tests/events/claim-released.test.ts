@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
+import { ADMIN_TOKEN, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { insertClaim, insertSubAgent } from "../helpers/fixtures.ts";
 import { board, liveFiles, patch, ticket } from "../workflow/fixtures.ts";
 
@@ -120,4 +120,40 @@ test("TKT-076 approve: one claim.released per owner of the ticket's claims and a
   // The claim on another ticket stays.
   assert.deepEqual(await liveFiles(b), ["src/x.ts"]);
   assert.ok(elsewhere);
+});
+
+test("claim.released: revoking an agent releases its and its sub-agents' claims with one event for that owner and an entry per holder", async () => {
+  const { projectId } = await newProject();
+  const agent = await pairAgent(projectId);
+  await insertSubAgent(projectId, agent.agentId, "kid");
+  const own = await insertClaim(projectId, { agentId: agent.agentId, files: ["src/p.ts"] });
+  const kid = await insertClaim(projectId, {
+    agentId: agent.agentId,
+    subAgentName: "kid",
+    files: ["src/k.ts"],
+  });
+  const res = await call("POST", `/admin/projects/${projectId}/agents/${agent.agentId}/revoke`, {
+    token: ADMIN_TOKEN,
+  });
+  assert.equal(res.status, 200, res.text);
+  assert.deepEqual([...res.body.data.releasedFiles].sort(), ["src/k.ts", "src/p.ts"]);
+  const { db } = await env();
+  const released = await db.selectFrom("events").select(["agent_id", "data"]).where(
+    "project_id",
+    "=",
+    projectId,
+  )
+    .where("kind", "=", "claim.released").execute();
+  assert.deepEqual(released.map((e) => [e.agent_id, e.data]), [[agent.agentId, {
+    claimIds: [own, kid].sort(),
+    files: ["src/k.ts", "src/p.ts"],
+    ticketId: null,
+  }]]);
+  const entries = await db.selectFrom("ledger_entries").select(["agent_id", "sub_agent_name", "content"])
+    .where("project_id", "=", projectId).where("type", "=", "CONTEXT").where("content", "like", "Released%")
+    .orderBy("content").execute();
+  assert.deepEqual(entries.map((e) => [e.agent_id, e.sub_agent_name, e.content]), [
+    [agent.agentId, "kid", "Released src/k.ts"],
+    [agent.agentId, null, "Released src/p.ts"],
+  ]);
 });
