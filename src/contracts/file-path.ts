@@ -4,7 +4,8 @@ import { checkPath } from "@/shared/file-path.ts";
 const DESCRIPTION =
   "Repository-relative file path, canonicalised before it is compared or stored: trimmed, " +
   "Unicode NFC, `\\` turned into `/`, `.` and empty segments dropped, `..` resolved, no leading or trailing " +
-  "slash; the letter case is kept (claims compare paths without regard to letter case). Responses show the " +
+  "slash; the letter case is kept (claims, and every comparison of a path with a claimed file, ignore letter " +
+  "case). Responses show the " +
   "canonical form. A path that climbs above the repository root, is empty once canonical, or holds control " +
   "characters or invisible format characters (Unicode category Cf: U+200B zero-width space, U+FEFF, U+202E " +
   "and the like) answers 400 VALIDATION_ERROR";

@@ -51,7 +51,7 @@ export const handoffRoute = defineRoute({
     "REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED " +
     "entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata " +
     "reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry " +
-    "mentions (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), " +
+    "mentions by fileRef or in its content, in any letter case as claims compare paths (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), " +
     "PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), " +
     "PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. " +
     "When the caller's token belonged to the session handed off (it no longer works), the message starts by " +

@@ -154,7 +154,8 @@ export const boardRoute = defineRoute({
     "`criteriaCount`, `criteriaPassed` (criteria whose test passed in the latest QA run), `artifactCount`, " +
     "`hasOpenArtifacts` and `nextAction` (derived from the ticket's state, the same for every reader). " +
     "`collisionWarnings` (advisory, never blocking, whole project): for each agent holding live claims, the " +
-    "claimed files that are expected files of open tickets assigned to another agent, with those tickets. " +
+    "claimed files that are expected files of open tickets assigned to another agent (in any letter case, as " +
+    "claims compare paths), with those tickets. " +
     "`columns` lists the board's statuses in order.",
   request: { query: BoardQuery },
   responses: { 200: { description: "One page", content: { "application/json": { schema: BoardResponse } } } },

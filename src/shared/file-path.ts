@@ -3,7 +3,7 @@
  *
  * Canonical: trimmed, Unicode NFC, `/` separators (backslashes become `/`), no empty, `.` or `..`
  * segments (`..` resolved against the segment before it), no leading or trailing slash. Case is kept
- * (claims compare paths without regard to letter case, see `fileKey` in domain/claims/holders.ts).
+ * (paths compare as files without regard to letter case: `fileKey`).
  * Refused: control characters (U+0000 to U+001F, U+007F to U+009F), invisible format characters (Unicode
  * category Cf: two paths that look alike must not name two files), a lone UTF-16 surrogate, a `..` that
  * climbs above the repository root, and a path that is empty once canonical.
@@ -46,4 +46,24 @@ export function canonicalPath(raw: string): string {
 /** Canonical paths in first-seen order, each once (spellings of one file count once). */
 export function uniqueCanonicalPaths(raws: readonly string[]): string[] {
   return [...new Set(raws.map(canonicalPath))];
+}
+
+/**
+ * The key under which paths compare as files: paths that differ only in letter case are one file (agents on
+ * case-insensitive file systems share repositories with Linux agents). The database compares `lower(file)`
+ * (the claims' one-holder index is on it, migration 0021); this is the same fold in the process. Every
+ * comparison of a path with a claimed file goes through it (or `lower()` on both sides in SQL).
+ */
+export function fileKey(path: string): string {
+  return path.toLowerCase();
+}
+
+/** True when `a` and `b` name one file (`fileKey`); a missing path names none. */
+export function sameFile(a: string | null | undefined, b: string): boolean {
+  return a !== null && a !== undefined && fileKey(a) === fileKey(b);
+}
+
+/** True when `text` mentions `file` in any letter case (`fileKey`). */
+export function mentionsFile(text: string, file: string): boolean {
+  return fileKey(text).includes(fileKey(file));
 }

@@ -5,6 +5,7 @@ import {
   complianceScoreOf,
   conflictRiskOf,
   contextUpdates,
+  othersOnExpected,
   resumeOf,
   withPinned,
 } from "@/domain/context/assemble.ts";
@@ -171,4 +172,21 @@ test("conflictRiskOf() and withPinned() merge without duplicates", () => {
     "2",
     "3",
   ]);
+});
+
+test("CTX-020 othersOnExpected() compares paths as claims do: SRC/A.ts held by another is on an expected src/a.ts", () => {
+  const row = (file: string, isSelf: boolean): OpenClaimRow => ({
+    claimId: crypto.randomUUID(),
+    file,
+    agentId: crypto.randomUUID(),
+    agentName: "Ada",
+    subAgentName: null,
+    ticketId: null,
+    claimedAt: "2026-01-01T00:00:00.000Z",
+    expiresAt: "2026-01-01T00:30:00.000Z",
+    isSelf,
+    isStale: false,
+  });
+  const open = [row("SRC/A.ts", false), row("src/B.ts", true), row("src/c.ts", false)];
+  assert.deepEqual(othersOnExpected(open, ["src/a.ts", "SRC/b.ts"]).map((c) => c.file), ["SRC/A.ts"]);
 });

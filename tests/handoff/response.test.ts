@@ -199,3 +199,23 @@ test("HAND-049 a stored pull request with changes requested warns too", async ()
   assert.ok(res.body.data.warnings.some((w: string) => w.includes("https://git.example.com/pr/5")));
   assert.equal(res.body.data.remediations.at(-1).action, "RESOLVE_PR_REVIEW");
 });
+
+test("HAND-050 unlogged work compares paths as claims do: an entry naming a held file in another letter case logs it", async () => {
+  // Held as SRC/A.ts and Lib/Secret.TS; the PROGRESS entry says "Wrote src/a.ts", a CHANGED entry has
+  // fileRef lib/secret.ts: both files are logged (paths that differ only in letter case are one file).
+  const r = await ready({ claim: ["SRC/A.ts", "Lib/Secret.TS"] });
+  await insertLedgerEntry(r.projectId, {
+    type: "CHANGED",
+    agentId: r.agent.agentId,
+    sessionId: r.agent.sessionId,
+    fileRef: "lib/secret.ts",
+  });
+  const res = await handOff(r);
+  assert.equal(res.status, 200, res.text);
+  assert.equal("warnings" in res.body.data, false, JSON.stringify(res.body.data.warnings));
+  // A held file that no entry names in any case still warns, under its held spelling.
+  const other = await ready({ claim: ["SRC/A.ts", "Lib/Other.TS"] });
+  const warned = await handOff(other);
+  const unlogged = warned.body.data.warnings.filter((w: string) => /Unlogged work/.test(w));
+  assert.deepEqual(unlogged, ["Unlogged work: no ledger entry mentions Lib/Other.TS"]);
+});

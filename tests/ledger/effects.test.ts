@@ -100,6 +100,27 @@ test("LEDGER-027 concurrent BLOCKED entries on one file open a single thread", a
   assert.equal((await openThreads(projectId, "src/hot.ts")).length, 1);
 });
 
+test("LEDGER-027 blockedByFile compares paths as claims do: SRC/Hot.ts and src/hot.ts are one blocker file, one thread", async () => {
+  const { projectId } = await newProject();
+  const agents = await Promise.all([pairAgent(projectId), pairAgent(projectId)]);
+  const first = await log(agents[0]!.token, {
+    type: "BLOCKED",
+    content: "blocked",
+    blockedByFile: "SRC/Hot.ts",
+  });
+  assert.equal(first.status, 201, first.text);
+  assert.ok(first.body.data.threadId);
+  const second = await log(agents[1]!.token, {
+    type: "BLOCKED",
+    content: "blocked",
+    blockedByFile: "src/hot.ts",
+  });
+  assert.equal(second.status, 201, second.text);
+  assert.equal(second.body.data.threadId, undefined);
+  assert.equal((await openThreads(projectId, "SRC/Hot.ts")).length, 1);
+  assert.equal((await openThreads(projectId, "src/hot.ts")).length, 0);
+});
+
 test("LEDGER-035 LEDGER-036 LEDGER-037 a critical ALERT takes the agent offline and revokes keys and sessions", async () => {
   const { projectId } = await newProject();
   const a = await pairAgent(projectId);

@@ -249,6 +249,17 @@ test("TKT-142 collisionWarnings: agents whose live claims overlap expected files
   assert.deepEqual(warnings[0].conflictingFiles, ["src/a.ts"]);
 });
 
+test("TKT-142 collisionWarnings compare paths as claims do: a claim on SRC/A.ts overlaps an expected src/a.ts", async () => {
+  const s = await setup();
+  const other = await pairAgent(s.projectId);
+  await create(other.token, { assignToSelf: true, expectedFiles: ["src/a.ts"] });
+  await insertClaim(s.projectId, { agentId: s.agent.agentId, files: ["SRC/A.ts"] });
+  const warnings = (await board(s.agent.token)).body.data.collisionWarnings;
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.equal(warnings[0].agentName, s.agent.name);
+  assert.deepEqual(warnings[0].conflictingFiles, ["src/a.ts"]);
+});
+
 /** Inserts `count` tickets with numbers 1..count straight into the database. */
 async function bulkInsert(projectId: string, agentId: string, count: number) {
   const { db } = await env();

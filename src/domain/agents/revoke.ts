@@ -56,20 +56,14 @@ export async function revokeAgentIn(trx: Trx, input: RevokeAgentInput): Promise<
     .where("revoked_at", "is", null).execute();
   const subAgents = await trx.updateTable("sub_agents").set({ revoked_at: now })
     .where("parent_agent_id", "=", agent.id).where("revoked_at", "is", null).returning("id").execute();
-  const claims = await trx.selectFrom("claims").select(["sub_agent_name"]).distinct()
-    .where("agent_id", "=", agent.id).where("released_at", "is", null).execute();
-  const releasedFiles: string[] = [];
-  for (const c of claims) {
-    releasedFiles.push(
-      ...await releaseClaims(trx, {
-        projectId,
-        agentId: agent.id,
-        subAgentName: c.sub_agent_name,
-        all: true,
-        now,
-      }),
-    );
-  }
+  // One release of the agent's and its sub-agents' claims: an entry per holder, one claim.released.
+  const releasedFiles = await releaseClaims(trx, {
+    projectId,
+    agentId: agent.id,
+    withSubAgents: true,
+    all: true,
+    now,
+  });
   await writeSystemEntry(trx, {
     projectId,
     type: "ALERT",

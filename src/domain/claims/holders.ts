@@ -2,16 +2,6 @@ import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { CLAIM_GRACE_MS } from "./policy.ts";
 
-/**
- * The key under which claims compare paths: paths that differ only in letter case are one file (agents on
- * case-insensitive file systems share repositories with Linux agents). The database compares
- * `lower(file)` (the one-holder index is on it, migration 0021); this is the same fold in the process, used
- * to pair a requested path with the holder row that the database matched.
- */
-export function fileKey(path: string): string {
-  return path.toLowerCase();
-}
-
 /** `lower(<column>) IN (lower($1), ...)`: `column` names one of `files` in any letter case (`files` not empty). */
 export function fileKeyIn(column: string, files: string[]): RawBuilder<boolean> {
   return sql<boolean>`lower(${sql.ref(column)}) IN (${sql.join(files.map((f) => sql`lower(${f})`))})`;

@@ -1,13 +1,15 @@
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { eventCtes } from "@/domain/events/record.ts";
-import { lockEntryTicket } from "@/domain/ledger/system-entry.ts";
+import { lockEntryTickets } from "@/domain/ledger/system-entry.ts";
 
 export interface ReleaseInput {
   projectId: string;
   agentId: string;
   /** The holding identity; omitted or null means the agent itself, not its sub-agents. */
   subAgentName?: string | null;
+  /** Matches the claims of the agent and of every sub-agent of it (ignores `subAgentName`). */
+  withSubAgents?: boolean;
   /** Frees every claim that includes any of these files (whole claims). */
   files?: string[];
   /** Frees every claim of the identity (or of the ticket, with `ticketId`). */
@@ -37,9 +39,12 @@ export async function releaseClaims(db: DbOrTrx, input: ReleaseInput): Promise<s
 
 /**
  * One statement: the budget's hit (when given), the claims and their files released (only within the
- * budget), and when any file was actively held, the `CONTEXT` entry that records it with its
- * `ledger.appended` event and the `claim.released` event. One statement is atomic, so the release and
- * its record are all or nothing without a transaction. Answers the files and the budget's count.
+ * budget), and for each holding identity (agent and sub-agent) whose released claims actively held files,
+ * the `CONTEXT` entry that records its files, attributed to it, with its `ledger.appended` event; then one
+ * `claim.released` event per owner (agent) that actively held files, attributed to that owner, with only
+ * its claim ids and files (a release of several holders, as an approval's, never credits one holder with
+ * another's files). One statement is atomic, so the release and its record are all or nothing without a
+ * transaction. Answers the files (of every holder) and the budget's count.
  */
 export async function releaseWithBudget(
   db: DbOrTrx,
@@ -48,11 +53,7 @@ export async function releaseWithBudget(
 ): Promise<{ released: string[]; count: number | null }> {
   const { projectId, now } = input;
   const matches = Boolean(input.all || input.files || input.ticketId) && input.files?.length !== 0;
-  const entryId = crypto.randomUUID();
-  const who = input.anyHolder
-    ? { agent: sql`h.agent_id`, sub: sql`h.sub_agent_name` }
-    : { agent: sql`${input.agentId}::uuid`, sub: sql`${input.subAgentName ?? null}::text` };
-  const ticket = sql`coalesce(${input.ticketId ?? null}::uuid, h.ticket_id)`;
+  const ticket = sql`${input.ticketId ?? null}::uuid`;
   const { rows } = await sql<{ files: string[]; count: number | string | null }>`WITH
     ${budget ? sql`bp AS (${budget.query}),` : sql``}
     rel AS (
@@ -66,52 +67,78 @@ export async function releaseWithBudget(
       UPDATE claim_files SET released_at = ${now}::timestamptz
       WHERE claim_id IN (SELECT id FROM rel) AND released_at IS NULL RETURNING claim_id, file
     ),
-    out AS (
-      SELECT coalesce(jsonb_agg(d.file ORDER BY d.file COLLATE "C"), '[]'::jsonb) AS files, count(*) AS n
-      FROM (
-        SELECT DISTINCT relf.file FROM relf JOIN rel ON rel.id = relf.claim_id
-        WHERE rel.expires_at > ${now}::timestamptz
-      ) AS d
+    live AS (
+      SELECT DISTINCT rel.agent_id, rel.sub_agent_name, relf.file FROM relf JOIN rel ON rel.id = relf.claim_id
+      WHERE rel.expires_at > ${now}::timestamptz
     ),
-    h AS MATERIALIZED (SELECT * FROM rel LIMIT 1),
-    entry_ticket AS (${lockEntryTicket(sql`SELECT ${ticket} FROM h`)}),
+    out AS (
+      SELECT coalesce(jsonb_agg(d.file ORDER BY d.file COLLATE "C"), '[]'::jsonb) AS files
+      FROM (SELECT DISTINCT file FROM live) AS d
+    ),
+    held AS MATERIALIZED (
+      SELECT gen_random_uuid() AS entry_id, l.agent_id, l.sub_agent_name,
+        jsonb_agg(l.file ORDER BY l.file COLLATE "C") AS files, count(*) AS n,
+        coalesce(${ticket}, (SELECT r.ticket_id FROM rel AS r WHERE r.agent_id = l.agent_id
+          AND r.sub_agent_name IS NOT DISTINCT FROM l.sub_agent_name ORDER BY r.id LIMIT 1)) AS ticket_id,
+        row_number() OVER (ORDER BY l.agent_id, l.sub_agent_name NULLS FIRST) AS m
+      FROM live AS l GROUP BY l.agent_id, l.sub_agent_name
+    ),
+    entry_ticket AS (${lockEntryTickets(sql`SELECT ticket_id FROM held`)}),
     entry AS (
       INSERT INTO ledger_entries
         (id, project_id, type, content, source, agent_id, sub_agent_name, session_id, ticket_id, file_ref,
          payload, created_at)
-      SELECT ${entryId}::uuid, ${projectId}::uuid, 'CONTEXT', ${releasedContent()}, 'system', ${who.agent},
-        ${who.sub}, ${input.sessionId ?? null}::uuid, ${ticket},
-        CASE WHEN out.n = 1 THEN out.files ->> 0 END,
-        jsonb_build_object('action', 'release', 'files', out.files), ${now}::timestamptz
-      FROM out, h WHERE out.n > 0
+      SELECT held.entry_id, ${projectId}::uuid, 'CONTEXT', ${releasedContent()}, 'system', held.agent_id,
+        held.sub_agent_name, ${sessionOf(input)}, held.ticket_id,
+        CASE WHEN held.n = 1 THEN held.files ->> 0 END,
+        jsonb_build_object('action', 'release', 'files', held.files), ${now}::timestamptz
+      FROM held
       RETURNING id, ticket_id, agent_id
+    ),
+    owners AS (
+      SELECT r.agent_id, jsonb_agg(r.id ORDER BY r.id) AS ids, min(r.id::text) AS first_id,
+        (SELECT jsonb_agg(d.file ORDER BY d.file COLLATE "C")
+          FROM (SELECT DISTINCT l.file FROM live AS l WHERE l.agent_id = r.agent_id) AS d) AS files,
+        row_number() OVER (ORDER BY r.agent_id) AS m
+      FROM rel AS r WHERE r.agent_id IN (SELECT agent_id FROM live) GROUP BY r.agent_id
     ),
     ${
     eventCtes(projectId, now, [
       {
         kind: "ledger.appended",
         entityType: "ledger_entry",
-        entityId: entryId,
-        agentId: sql`(SELECT agent_id FROM entry)`,
-        data:
-          sql`jsonb_build_object('type', 'CONTEXT', 'ticketId', (SELECT ticket_id FROM entry), 'source', 'system')`,
-        when: sql`EXISTS (SELECT 1 FROM entry)`,
+        each:
+          sql`SELECT e.id, e.ticket_id, e.agent_id, held.m FROM entry AS e JOIN held ON held.entry_id = e.id`,
+        entityId: sql`src.id`,
+        agentId: sql`src.agent_id`,
+        data: sql`jsonb_build_object('type', 'CONTEXT', 'ticketId', src.ticket_id, 'source', 'system')`,
       },
       {
+        // One per owner, attributed to it, with only its claims and files.
         kind: "claim.released",
         entityType: "claim",
-        entityId: sql`(SELECT id FROM h)`,
-        agentId: sql`(SELECT agent_id FROM entry)`,
-        data:
-          sql`jsonb_build_object('files', (SELECT files FROM out), 'claimIds', (SELECT jsonb_agg(id) FROM rel),
-          'ticketId', ${input.ticketId ?? null}::uuid)`,
-        when: sql`EXISTS (SELECT 1 FROM entry)`,
+        each: sql`SELECT * FROM owners`,
+        entityId: sql`src.first_id`,
+        agentId: sql`src.agent_id`,
+        data: sql`jsonb_build_object('files', src.files, 'claimIds', src.ids,
+          'ticketId', ${ticket})`,
       },
     ], ["relf", "entry_ticket"])
   }
     SELECT out.files, ${budget ? sql`(SELECT count FROM bp)` : sql`NULL`} AS count FROM out`.execute(db);
   const row = rows[0]!;
   return { released: row.files, count: row.count === null ? null : Number(row.count) };
+}
+
+/**
+ * The session of a holder's entry: the caller's session when the holder is the caller; another holder's
+ * entry (a release of any holder) names no session, never the caller's.
+ */
+function sessionOf(input: ReleaseInput): RawBuilder<unknown> {
+  const session = sql`${input.sessionId ?? null}::uuid`;
+  if (!input.anyHolder) return session;
+  return sql`CASE WHEN held.agent_id = ${input.agentId}::uuid
+    AND held.sub_agent_name IS NOT DISTINCT FROM ${input.subAgentName ?? null}::text THEN ${session} END`;
 }
 
 /** The claims a release matches (whole claims, live or expired, of the holder or of any holder). */
@@ -121,7 +148,9 @@ function releaseFilter(input: ReleaseInput, matches: boolean): RawBuilder<unknow
   if (!matches) where.push(sql`false`);
   if (!input.anyHolder) {
     where.push(sql`agent_id = ${input.agentId}::uuid`);
-    where.push(sql`sub_agent_name IS NOT DISTINCT FROM ${input.subAgentName ?? null}::text`);
+    if (!input.withSubAgents) {
+      where.push(sql`sub_agent_name IS NOT DISTINCT FROM ${input.subAgentName ?? null}::text`);
+    }
   }
   if (input.ticketId) where.push(sql`ticket_id = ${input.ticketId}::uuid`);
   if (input.files && input.files.length > 0 && !input.all) {
@@ -136,9 +165,9 @@ function releaseFilter(input: ReleaseInput, matches: boolean): RawBuilder<unknow
 /** The entry's content: `Released a, b` (the first five files, then `and N more`). */
 function releasedContent(): RawBuilder<string> {
   const first = (limit: RawBuilder<unknown>) =>
-    sql`(SELECT string_agg(f.value, ', ' ORDER BY f.ord) FROM jsonb_array_elements_text(out.files)
+    sql`(SELECT string_agg(f.value, ', ' ORDER BY f.ord) FROM jsonb_array_elements_text(held.files)
       WITH ORDINALITY AS f(value, ord) WHERE f.ord <= ${limit})`;
-  return sql<string>`'Released ' || CASE WHEN out.n > 5
-    THEN ${first(sql`5`)} || ' and ' || (out.n - 5) || ' more'
-    ELSE ${first(sql`out.n`)} END`;
+  return sql<string>`'Released ' || CASE WHEN held.n > 5
+    THEN ${first(sql`5`)} || ' and ' || (held.n - 5) || ' more'
+    ELSE ${first(sql`held.n`)} END`;
 }

@@ -1,3 +1,5 @@
+import { mentionsFile, sameFile } from "@/shared/file-path.ts";
+
 export interface EntryView {
   type: string;
   content: string;
@@ -47,7 +49,7 @@ export function isReviewBlocked(artifact: ArtifactView): boolean {
  * - TESTED entries none of which mentions the ticket's verificationCommand (unless it is `n/a`);
  * - a pull request whose review requested changes (unresolved PR review block);
  * - unlogged work: a released file that no ledger entry of the session or ticket mentions
- *   (by fileRef or in its content).
+ *   (by fileRef or in its content, in any letter case: paths that differ only in case are one file).
  */
 export function handoffWarnings(input: WarningInput): WarningResult {
   const warnings: string[] = [];
@@ -91,7 +93,7 @@ export function handoffWarnings(input: WarningInput): WarningResult {
     });
   }
   const unlogged = input.releasedFiles.filter((file) =>
-    !input.entries.some((e) => e.fileRef === file || e.content.includes(file))
+    !input.entries.some((e) => sameFile(e.fileRef, file) || mentionsFile(e.content, file))
   );
   if (unlogged.length > 0) {
     warnings.push(`Unlogged work: no ledger entry mentions ${unlogged.join(", ")}`);

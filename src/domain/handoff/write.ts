@@ -146,21 +146,12 @@ export async function maybeQaRun(
 /** HAND-036: releases every open claim of the identity (the agent and each of its sub-agents). */
 export async function releaseIdentity(trx: Trx, at: HandoffAt): Promise<string[]> {
   const { actor } = at;
-  const holders = await trx.selectFrom("claims").select("sub_agent_name").distinct()
-    .where("project_id", "=", actor.projectId).where("agent_id", "=", actor.agentId)
-    .where("released_at", "is", null).execute();
-  const released: string[] = [];
-  for (const h of holders) {
-    released.push(
-      ...await releaseClaims(trx, {
-        projectId: actor.projectId,
-        agentId: actor.agentId,
-        subAgentName: h.sub_agent_name,
-        all: true,
-        sessionId: at.sessionId,
-        now: at.now,
-      }),
-    );
-  }
-  return [...new Set(released)].sort();
+  return await releaseClaims(trx, {
+    projectId: actor.projectId,
+    agentId: actor.agentId,
+    withSubAgents: true,
+    all: true,
+    sessionId: at.sessionId,
+    now: at.now,
+  });
 }

@@ -5,15 +5,20 @@ import { recordEvent } from "@/domain/events/record.ts";
 import { liveHolders } from "@/domain/claims/holders.ts";
 import type { Actor } from "@/domain/shared/actor.ts";
 import { actorDisplayName } from "@/domain/shared/actor.ts";
+import { fileKey } from "@/shared/file-path.ts";
 import { writeSystemEntry } from "./system-entry.ts";
 
-/** Serializes blocker threads of one file: take it before any event is recorded in the transaction. */
+/**
+ * Serializes blocker threads of one file (in any letter case): take it before any event is recorded in the
+ * transaction.
+ */
 export async function lockBlockerFile(trx: Trx, projectId: string, file: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtext(${`blocker:${projectId}:${file}`}))`.execute(trx);
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${`blocker:${projectId}:${fileKey(file)}`}))`.execute(trx);
 }
 
 /**
- * Opens a thread about the file blocking the caller, unless a thread is already open for that file.
+ * Opens a thread about the file blocking the caller, unless a thread is already open for that file (in any
+ * letter case).
  * The caller holds `lockBlockerFile` for the file, which makes "check then open" safe under concurrency.
  * The file's current holder (if any, and not the caller) is notified. Returns the new thread's id.
  */
@@ -24,7 +29,8 @@ export async function openBlockerThread(
 ): Promise<string | null> {
   const { file, now } = input;
   const open = await trx.selectFrom("threads").select("id").where("project_id", "=", actor.projectId)
-    .where("blocked_by_file", "=", file).where("status", "=", "open").limit(1).executeTakeFirst();
+    .where(sql<boolean>`lower(blocked_by_file) = lower(${file})`).where("status", "=", "open").limit(1)
+    .executeTakeFirst();
   if (open) return null;
   const id = crypto.randomUUID();
   const who = actorDisplayName(actor);

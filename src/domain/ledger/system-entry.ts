@@ -72,3 +72,8 @@ export function systemEntryEvent(id: string, input: SystemEntryInput): EventInpu
 export function lockEntryTicket(ticketId: string | null | RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`SELECT id FROM tickets WHERE id = (${ticketId})::uuid FOR NO KEY UPDATE`;
 }
+
+/** `lockEntryTicket` for a statement that writes several entries: the ticket rows of `ticketIds` (a query), in id order. */
+export function lockEntryTickets(ticketIds: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`SELECT id FROM tickets WHERE id IN (${ticketIds}) ORDER BY id FOR NO KEY UPDATE`;
+}

@@ -2,6 +2,7 @@ import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kyse
 import { identityName } from "@/domain/shared/actor.ts";
 import type { Database, DbOrTrx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
+import { fileKey } from "@/shared/file-path.ts";
 import type { ActorCtx } from "@/domain/shared/context.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
 import { isUuid } from "./refs.ts";
@@ -263,7 +264,8 @@ export interface CollisionWarning {
 /**
  * Advisory only, over the whole project (whatever the filters and page): for each agent holding live
  * claims (not released, not expired), the claimed files that are in the `expectedFiles` of open tickets
- * assigned to another agent. An agent and its sub-agents are one identity. Never blocks anything.
+ * assigned to another agent (in any letter case: `fileKey`). An agent and its sub-agents are one identity.
+ * Never blocks anything.
  */
 export async function collisionWarnings(
   db: DbOrTrx,
@@ -293,19 +295,22 @@ export async function collisionWarnings(
     .where("tickets.project_id", "=", projectId)
     .where("tickets.status", "not in", [...TERMINAL_STATUSES])
     .where("tickets.assignee_agent_id", "is not", null)
-    .where(sql<SqlBool>`tickets.expected_files ?| array[${sql.join(files)}]::text[]`)
+    .where(sql<SqlBool>`EXISTS (SELECT 1 FROM jsonb_array_elements_text(tickets.expected_files) AS ef(file)
+      WHERE lower(ef.file) IN (SELECT lower(c.file) FROM unnest(array[${
+      sql.join(files)
+    }]::text[]) AS c(file)))`)
     .limit(1000).execute();
   if (tickets.length === 0) return [];
-  const byHolder = new Map<string, { agentId: string; name: string; files: Set<string> }>();
+  const byHolder = new Map<string, { agentId: string; name: string; files: Map<string, string> }>();
   for (const c of claimed) {
     const key = `${c.agent_id}/${c.sub_agent_name ?? ""}`;
     const holder = byHolder.get(key) ??
       {
         agentId: c.agent_id,
         name: identityName(c.name, c.sub_agent_name),
-        files: new Set(),
+        files: new Map(),
       };
-    holder.files.add(c.file);
+    holder.files.set(fileKey(c.file), c.file);
     byHolder.set(key, holder);
   }
   const warnings: CollisionWarning[] = [];
@@ -314,7 +319,7 @@ export async function collisionWarnings(
     const hit: CollisionWarning["tickets"] = [];
     for (const t of tickets) {
       if (t.assignee_agent_id === holder.agentId) continue;
-      const overlap = (t.expected_files as string[]).filter((file) => holder.files.has(file));
+      const overlap = (t.expected_files as string[]).filter((file) => holder.files.has(fileKey(file)));
       if (overlap.length === 0) continue;
       for (const file of overlap) conflicting.add(file);
       hit.push({ ticketRef: `${t.ticket_prefix}-${t.number}`, assigneeName: t.assignee_name });
