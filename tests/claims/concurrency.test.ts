@@ -102,3 +102,26 @@ test("CLAIM-015 six concurrent overlapping claims by one agent all succeed (an a
   const check = await call("GET", "/claim/check?files=solo/common2.ts", { token: key.key });
   assert.equal(check.body.data.files[0].isSelf, true);
 });
+
+test("CLAIM-015 rounds of eight concurrent claims by one agent sharing a file: every claim succeeds, every round", async () => {
+  // Timing-dependent on PostgreSQL (a claim that loses the shared file to its own sibling renews it on the
+  // next write), so several rounds.
+  for (let round = 0; round < 4; round++) {
+    const { projectId } = await newProject();
+    const key = await admin("POST", `/projects/${projectId}/api-keys`, { agentName: "solo" });
+    const results = await Promise.all(
+      Array.from(
+        { length: 8 },
+        (_, i) =>
+          call("POST", "/claim", { token: key.key, body: { files: [`solo/own-${i}.ts`, "solo/shared.ts"] } }),
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      Array(8).fill(200),
+      `round ${round}: ${results.map((r) => r.text).join("\n")}`,
+    );
+    const check = await call("GET", "/claim/check?files=solo/shared.ts,solo/own-7.ts", { token: key.key });
+    assert.deepEqual(check.body.data.files.map((f: { isSelf: boolean }) => f.isSelf), [true, true]);
+  }
+});

@@ -162,3 +162,59 @@ test("TKT-183 concurrent begins by one agent that share a file all succeed (an a
     "src/shared.ts",
   ]);
 });
+
+test("TKT-183 rounds of six concurrent begins by one agent that share a file: every begin succeeds, every round", async () => {
+  // The race is timing-dependent (PostgreSQL: a begin that loses the shared file to its own sibling must
+  // renew it without waiting on a lock while holding the event counter), so several rounds.
+  for (let round = 0; round < 4; round++) {
+    const b = await board();
+    const tickets = await Promise.all(Array.from({ length: 6 }, () => ticket(b, { status: "backlog" })));
+    const results = await Promise.all(
+      tickets.map((t, i) =>
+        begin(b.dev.token, { ticketId: t.id, files: [`src/own-${i}.ts`, "src/shared.ts"] })
+      ),
+    );
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200, 200, 200, 200, 200],
+      `round ${round}: ${results.map((r) => r.text).join("\n")}`,
+    );
+    assert.deepEqual(await liveFiles(b, b.dev.agentId), [
+      ...Array.from({ length: 6 }, (_, i) => `src/own-${i}.ts`),
+      "src/shared.ts",
+    ]);
+    for (const t of tickets) assert.equal((await ticketRow(t.id)).status, "in_progress");
+  }
+});
+
+test("TKT-183 concurrent begins racing another agent for a file: one side gets it, the other's 409 names the real holder", async () => {
+  for (let round = 0; round < 3; round++) {
+    const b = await board();
+    const tickets = await Promise.all(Array.from({ length: 4 }, () => ticket(b, { status: "backlog" })));
+    const theirs = await ticket(b, { status: "backlog" });
+    const [other, ...mine] = await Promise.all([
+      begin(b.other.token, { ticketId: theirs.id, files: ["src/shared.ts", "src/theirs.ts"] }),
+      ...tickets.map((t, i) =>
+        begin(b.dev.token, { ticketId: t.id, files: ["src/shared.ts", `src/own-${i}.ts`] })
+      ),
+    ]);
+    const texts = [other!, ...mine].map((r) => r.text).join("\n");
+    // The other agent won the shared file and every begin of dev is refused, or the other way round.
+    const [winner, losers, winners] = other!.status === 200
+      ? [b.other, mine, [other!]]
+      : [b.dev, [other!], mine];
+    assert.ok(winners.every((r) => r.status === 200), texts);
+    for (const r of losers) {
+      assert.equal(r.status, 409, texts);
+      assert.equal(r.body.error.code, "CONFLICT");
+      // Only the contested file, held by the winner under its own name (never "another agent").
+      assert.deepEqual(
+        r.body.error.details.conflicts.map((
+          c: { file: string; claimantName: string },
+        ) => [c.file, c.claimantName]),
+        [["src/shared.ts", winner.name]],
+        texts,
+      );
+    }
+  }
+});

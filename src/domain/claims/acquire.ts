@@ -1,10 +1,11 @@
+import { sql } from "kysely";
 import type { DbOrTrx, Trx } from "@/db/database.ts";
 import { identityName } from "@/domain/shared/actor.ts";
 import { DomainError } from "@/domain/shared/errors.ts";
 import { type ClaimConflict, conflictOf } from "./conflicts.ts";
 import { type Holder, liveHolders } from "./holders.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import { renewClaims, writeClaim } from "./write.ts";
+import { writeClaim } from "./write.ts";
 import { sqlState } from "@/db/errors.ts";
 import { DEFAULT_CLAIM_MS } from "./policy.ts";
 
@@ -42,65 +43,88 @@ export interface AcquireResult {
  * files are released, the caller's own live claims renewed (restored when their session ended within
  * the grace period), files held by the parent with `allowSubAgents` inherited, and the rest inserted as
  * one new claim. Any file held by another identity refuses the whole request with 409 CONFLICT
- * (`details.conflicts`), including a concurrent insert that wins the one-holder index and a renewal that
- * races a release. Two statements: the holders, then every write (`writeClaim`).
+ * (`details.conflicts`). The holders, then every write (`writeClaim`) under a savepoint, retried as
+ * `writeClaimAlone` retries it (a file lost to the caller's own concurrent claim is renewed).
  */
 export async function acquireClaims(trx: Trx, input: AcquireInput): Promise<AcquireResult> {
-  try {
-    const plan = planClaim(input, await liveHolders(trx, input.projectId, uniqueFiles(input), input.now));
-    const wrote = await writeClaim(trx, input, plan, false);
-    const ownIds = new Set(plan.split.own.map((h) => h.claimId));
-    if (wrote.renewed.length !== ownIds.size) throw raceError(plan.split.own, wrote.renewed, input.now);
-    const got = new Set(wrote.inserted);
-    const lost = plan.split.free.filter((f) => !got.has(f));
-    return lost.length > 0 ? await renewLost(trx, input, plan, lost) : plan.result;
-  } catch (error) {
-    throw racedOr(error, input);
-  }
+  const plan = planClaim(input, await liveHolders(trx, input.projectId, uniqueFiles(input), input.now));
+  return await writeWithRetries(trx, input, plan, true);
 }
 
-/** Writes of one POST /claim: the first, and re-planned ones after losing a free file to a concurrent call. */
+/**
+ * Writes of one claim: the first, and re-planned ones after losing a file to a concurrent call. One
+ * loss per concurrent claim that took a free file first: the next write renews it.
+ */
 const MAX_WRITES = 3;
 
 /**
- * POST /claim's write, alone (no transaction): one statement that is all or nothing by itself. A
- * renewal or insert lost to a concurrent call aborts it (the guard of `writeClaim`); the claim is then
- * planned again from the holders now: a file another identity took answers its 409, and a file the
- * caller's own concurrent claim took is renewed by the next write (an identity is never refused by
- * itself). The retry is a loop over statements, not a process-local lock, so it holds across instances.
+ * POST /claim's write, alone (no transaction): one statement that is all or nothing by itself, retried
+ * as `writeWithRetries` says. The retry is a loop over statements, not a process-local lock, so it holds
+ * across instances.
  */
 export async function writeClaimAlone(
   db: DbOrTrx,
   input: AcquireInput,
   first: ClaimPlan,
 ): Promise<AcquireResult> {
+  return await writeWithRetries(db, input, first, false);
+}
+
+/**
+ * The guarded claim statement (`writeClaim`), which writes everything or nothing: a renewal or insert
+ * lost to a concurrent call aborts it (division by zero), as does a lost lock race (deadlock, unique
+ * violation). The claim is then planned again from the holders now (a new statement: under READ
+ * COMMITTED it sees what the winner committed, and the lost insert waited for the winner to end): a
+ * file another identity took answers its 409 naming that holder, one the caller's own concurrent claim
+ * took is renewed, and one that is free again is inserted (an identity is never refused by itself); an
+ * own claim released meanwhile answers CLAIM-022's 409. Inside a transaction (`savepoint`), the
+ * statement runs under a savepoint rolled back when it fails, so the transaction goes on, and the
+ * failed write's locks (the event counter's included) are let go before the next: a retry never waits
+ * for a lock while holding the counter, which every concurrent claim of the project waits for.
+ */
+async function writeWithRetries(
+  db: DbOrTrx,
+  input: AcquireInput,
+  first: ClaimPlan,
+  savepoint: boolean,
+): Promise<AcquireResult> {
   let plan = first;
+  if (savepoint) await sql`SAVEPOINT claim_write`.execute(db);
   for (let write = 1;; write++) {
     try {
-      await writeClaim(db, input, plan, true);
+      await writeClaim(db, input, plan);
+      if (savepoint) await sql`RELEASE SAVEPOINT claim_write`.execute(db);
       return plan.result;
     } catch (error) {
-      if (sqlState(error) !== "22012") throw racedOr(error, input);
+      if (!RETRIED.has(sqlState(error) ?? "")) throw error;
+      if (savepoint) await sql`ROLLBACK TO SAVEPOINT claim_write`.execute(db);
     }
     const holders = await liveHolders(db, input.projectId, plan.files, input.now);
     const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
     const { own, free } = plan.split;
     const kept = own.filter((h) => byFile.get(fileKey(h.file))?.claimId === h.claimId).map((h) => h.claimId);
     if (kept.length !== own.length) throw raceError(own, kept, input.now);
-    if (write >= MAX_WRITES) {
-      const lost = free.filter((f) => byFile.has(fileKey(f)));
-      if (lost.length === 0) throw racedConflict(input);
-      throw conflictError(lost.map((file) => conflictFor(file, byFile.get(fileKey(file))!, input)));
-    }
     // Refuses with the 409 of a file another identity holds now; the caller's own become renewals.
-    plan = planClaim(input, holders);
+    const next = planClaim(input, holders);
+    if (write >= MAX_WRITES) throw exhausted(input, free, byFile);
+    plan = next;
   }
 }
 
-/** 23505: the one-holder index refused a concurrent insert; 40P01 / 40001: a lock race was lost. */
-function racedOr(error: unknown, input: AcquireInput): unknown {
-  const state = sqlState(error);
-  return state === "23505" || state === "40P01" || state === "40001" ? racedConflict(input) : error;
+/**
+ * Failures of the guarded statement that leave nothing written and are retried: 22012 (the guard), 23505
+ * (the one-holder index refused an insert), 40P01 / 40001 (a lock race was lost).
+ */
+const RETRIED = new Set(["22012", "23505", "40P01", "40001"]);
+
+/**
+ * The 409 of a claim that lost every write: the files it meant to insert that are held now (by the
+ * caller's own concurrent claims, named so), or raced items when none is.
+ */
+function exhausted(input: AcquireInput, free: string[], byFile: Map<string, Holder>): DomainError {
+  const lost = free.filter((f) => byFile.has(fileKey(f)));
+  if (lost.length === 0) return racedConflict(input);
+  return conflictError(lost.map((file) => conflictFor(file, byFile.get(fileKey(file))!, input)));
 }
 
 /** What a claim writes, decided from the live holders of its files. */
@@ -130,39 +154,6 @@ export function planClaim(input: AcquireInput, holders: Holder[]): ClaimPlan {
   if (split.conflicts.length > 0) throw conflictError(split.conflicts);
   const result = acquireResult(files, split, input, expiresAt);
   return { files, split, expiresAt, result, claimId: split.free.length > 0 ? crypto.randomUUID() : null };
-}
-
-/**
- * Free files that a concurrent claim took while `acquireClaims` inserted the others (in the caller's
- * transaction, so no retry of the whole write): when the caller's own identity took them all, its claims
- * are renewed as a re-claim would (an identity is never refused by itself); otherwise the 409 of their
- * holders, or raced items.
- */
-async function renewLost(
-  trx: Trx,
-  input: AcquireInput,
-  plan: ClaimPlan,
-  lost: string[],
-): Promise<AcquireResult> {
-  const found = await liveHolders(trx, input.projectId, lost, input.now);
-  const byFile = new Map(found.map((h) => [fileKey(h.file), h]));
-  const holders = lost.map((file) => byFile.get(fileKey(file)));
-  if (holders.every((h): h is Holder => h !== undefined && isSelf(h, input))) {
-    const ids = [...new Set(holders.map((h) => h.claimId))];
-    const renewed = await renewClaims(trx, input, ids, plan.expiresAt);
-    if (renewed.length !== ids.length) throw raceError(holders, renewed, input.now);
-    const lostSet = new Set(lost);
-    const split = {
-      ...plan.split,
-      own: [...plan.split.own, ...holders],
-      free: plan.split.free.filter((f) => !lostSet.has(f)),
-    };
-    return acquireResult(plan.files, split, input, plan.expiresAt);
-  }
-  throw conflictError(lost.map((file, i) => {
-    const holder = holders[i];
-    return holder ? conflictFor(file, holder, input) : racedItem(file, input.now);
-  }));
 }
 
 /** A 409 for files lost to a concurrent claim, without holder details. */

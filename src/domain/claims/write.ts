@@ -9,28 +9,20 @@ import { releaseDeadQuery } from "./holders.ts";
 /** The claim's contested locks, taken before the event counter's. */
 const AFTER = ["dead_files", "renewed", "new_files", "entry_ticket"];
 
-/** What the claim's statement wrote: the ids of the renewed claims and the files inserted. */
-export interface ClaimWrote {
-  renewed: string[];
-  inserted: string[];
-}
-
 /**
  * Every write of a claim in ONE statement (data-modifying CTEs): the dead claims of its files released
  * with their files (before the new files are inserted, so the one-holder index sees them free), the
  * caller's own claims renewed, the new claim and its files inserted in sorted order (a stable lock order),
  * the CONTEXT entry, then the events (`claim.released` of the dead claims, one per owner, `ledger.appended`,
- * `claim.acquired`) numbered last, after the contested locks. With `guard`, a renewal or a file lost to a
- * concurrent call aborts the statement (division by zero, SQLSTATE 22012), which leaves nothing written:
- * the claim is all or nothing without a transaction. Without it (inside the caller's transaction), the
- * caller compares what was written with the plan and rolls back.
+ * `claim.acquired`) numbered last, after the contested locks. A renewal or a file lost to a concurrent
+ * call aborts the statement (division by zero, SQLSTATE 22012), which leaves nothing written: the claim
+ * is all or nothing by itself, and the caller plans it again (`writeWithRetries` in acquire.ts).
  */
 export async function writeClaim(
   db: DbOrTrx,
   input: AcquireInput,
   plan: ClaimPlan,
-  guard: boolean,
-): Promise<ClaimWrote> {
+): Promise<void> {
   const { projectId, now } = input;
   const { split, files, expiresAt } = plan;
   const ownIds = [...new Set(split.own.map((h) => h.claimId))];
@@ -49,7 +41,7 @@ export async function writeClaim(
     now,
   };
   const none = sql`SELECT NULL::uuid AS id, NULL::text AS file WHERE false`;
-  const { rows } = await sql<{ renewed: string[]; inserted: string[]; ok: number }>`WITH
+  await sql<{ ok: number }>`WITH
     dead AS (${releaseDeadQuery(db, projectId, files, now)}),
     dead_files AS (
       UPDATE claim_files SET released_at = ${now}::timestamptz
@@ -61,17 +53,8 @@ export async function writeClaim(
     entry_ticket AS (${lockEntryTicket(input.ticketId)}),
     entry AS (${db.insertInto("ledger_entries").values(systemEntryRow(entryId, entry))}),
     ${eventCtes(projectId, now, claimEvents(input, plan, entryId, entry), AFTER)}
-    SELECT r.ids AS renewed, i.files AS inserted,
-      ${guard ? sql`1 / (r.n = ${ownIds.length} AND i.n = ${free.length})::int` : sql`1`} AS ok
-    FROM (SELECT coalesce(jsonb_agg(id), '[]'::jsonb) AS ids, count(*) AS n FROM renewed) AS r,
-      (SELECT coalesce(jsonb_agg(file), '[]'::jsonb) AS files, count(*) AS n FROM new_files) AS i`
-    .execute(db);
-  return { renewed: rows[0]!.renewed, inserted: rows[0]!.inserted };
-}
-
-/** Renews the caller's own live claims `ids` (one statement, no event); answers the ids renewed. */
-export async function renewClaims(db: DbOrTrx, input: AcquireInput, ids: string[], expiresAt: Date) {
-  return (await renewQuery(db, input, ids, expiresAt).execute()).map((r) => r.id);
+    SELECT 1 / (r.n = ${ownIds.length} AND i.n = ${free.length})::int AS ok
+    FROM (SELECT count(*) AS n FROM renewed) AS r, (SELECT count(*) AS n FROM new_files) AS i`.execute(db);
 }
 
 /** The caller's own live claims, renewed (`released_at` still null: one released meanwhile is missed). */
