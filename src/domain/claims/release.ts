@@ -102,32 +102,36 @@ export async function releaseWithBudget(
         row_number() OVER (ORDER BY r.agent_id) AS m
       FROM rel AS r WHERE r.agent_id IN (SELECT agent_id FROM live) GROUP BY r.agent_id
     ),
-    ${
-    eventCtes(projectId, now, [
-      {
-        kind: "ledger.appended",
-        entityType: "ledger_entry",
-        each:
-          sql`SELECT e.id, e.ticket_id, e.agent_id, held.m FROM entry AS e JOIN held ON held.entry_id = e.id`,
-        entityId: sql`src.id`,
-        agentId: sql`src.agent_id`,
-        data: sql`jsonb_build_object('type', 'CONTEXT', 'ticketId', src.ticket_id, 'source', 'system')`,
-      },
-      {
-        // One per owner, attributed to it, with only its claims and files.
-        kind: "claim.released",
-        entityType: "claim",
-        each: sql`SELECT * FROM owners`,
-        entityId: sql`src.first_id`,
-        agentId: sql`src.agent_id`,
-        data: sql`jsonb_build_object('files', src.files, 'claimIds', src.ids,
-          'ticketId', ${ticket})`,
-      },
-    ], ["relf", "entry_ticket"])
-  }
+    ${releaseEvents(projectId, now, ticket)}
     SELECT out.files, ${budget ? sql`(SELECT count FROM bp)` : sql`NULL`} AS count FROM out`.execute(db);
   const row = rows[0]!;
   return { released: row.files, count: row.count === null ? null : Number(row.count) };
+}
+
+/**
+ * The events of a release: each holder's `ledger.appended` (its CONTEXT entry), then one `claim.released`
+ * per owner, attributed to it, with only its claims and files (CTEs over `entry`, `held` and `owners`).
+ */
+function releaseEvents(projectId: string, now: Date, ticket: RawBuilder<unknown>): RawBuilder<unknown> {
+  return eventCtes(projectId, now, [
+    {
+      kind: "ledger.appended",
+      entityType: "ledger_entry",
+      each:
+        sql`SELECT e.id, e.ticket_id, e.agent_id, held.m FROM entry AS e JOIN held ON held.entry_id = e.id`,
+      entityId: sql`src.id`,
+      agentId: sql`src.agent_id`,
+      data: sql`jsonb_build_object('type', 'CONTEXT', 'ticketId', src.ticket_id, 'source', 'system')`,
+    },
+    {
+      kind: "claim.released",
+      entityType: "claim",
+      each: sql`SELECT * FROM owners`,
+      entityId: sql`src.first_id`,
+      agentId: sql`src.agent_id`,
+      data: sql`jsonb_build_object('files', src.files, 'claimIds', src.ids, 'ticketId', ${ticket})`,
+    },
+  ], ["relf", "entry_ticket"]);
 }
 
 /**
