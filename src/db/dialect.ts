@@ -1,7 +1,7 @@
 import { CompiledQuery, type Driver, Kysely, PGliteDialect } from "kysely";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { PostgresJSDialect } from "kysely-postgres-js";
-import postgres from "./postgres-js/index.js";
+import postgres from "postgres";
 import type { Database, Db } from "./database.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 
