@@ -20,7 +20,9 @@ export function importSpecifiers(path: string, text: string): string[] {
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
     const specifier = statement.moduleSpecifier;
-    if (specifier && ts.isStringLiteral(specifier) && /^(\.|@\/)/.test(specifier.text)) out.push(specifier.text);
+    if (specifier && ts.isStringLiteral(specifier) && /^(\.|@\/)/.test(specifier.text)) {
+      out.push(specifier.text);
+    }
   }
   return out;
 }
@@ -130,7 +132,9 @@ if (import.meta.main) {
   const folderCycles = cycles(folders);
   const fileCycles = cycles(files);
   console.log(`domain folder cycles: ${folderCycles.length}`);
-  for (const c of folderCycles) console.log(`  [${c.join(", ")}]\n    ${cycleEdges(folders, c).join("\n    ")}`);
+  for (const c of folderCycles) {
+    console.log(`  [${c.join(", ")}]\n    ${cycleEdges(folders, c).join("\n    ")}`);
+  }
   console.log(`file cycles: ${fileCycles.length}`);
   for (const c of fileCycles) console.log(`  [${c.join(", ")}]\n    ${cycleEdges(files, c).join("\n    ")}`);
 }
