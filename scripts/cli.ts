@@ -7,7 +7,7 @@
  * Every command is one row of COMMANDS: its words, usage, help line, the choices of its flags (from their
  * one definition in src/), the call it makes and how its answer reads as text. A new command is a new row.
  */
-import { ALL_SCOPES } from "@/domain/auth/scopes.ts";
+import { ALL_SCOPES } from "@/domain/core/scopes.ts";
 import {
   AGENT_ROLES,
   MEMBER_ROLES,

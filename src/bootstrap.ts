@@ -1,7 +1,7 @@
 import type { Clock } from "@/clock.ts";
 import type { Config } from "@/config.ts";
 import type { Db } from "@/db/database.ts";
-import { hashToken, randomSecret, timingSafeEqual } from "@/domain/shared/crypto.ts";
+import { hashToken, randomSecret, timingSafeEqual } from "@/domain/core/crypto.ts";
 import * as operator from "@/domain/operator/operator.ts";
 
 export const ADMIN_TOKEN_FILE = "admin-token";

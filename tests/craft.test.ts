@@ -6,6 +6,15 @@
 import assert from "node:assert/strict";
 import ts from "typescript";
 import { test } from "./helpers/mod.ts";
+import {
+  cycleEdges,
+  cycles,
+  fileGraph,
+  folderGraph,
+  type Graph,
+  importSpecifiers,
+  VENDORED,
+} from "../scripts/import-graph.ts";
 
 const SRC = new URL("../src/", import.meta.url);
 const DOMAIN = new URL("domain/", SRC);
@@ -152,5 +161,112 @@ test("craft: the HTTP rule sees hono imports, responses and headers", () => {
     'y.ts:5 sets a header: c.header("Retry-After", "1")',
     "y.ts:6 builds new Response()",
     'y.ts:7 sets a header: res.headers.set("X-A", "1")',
+  ]);
+});
+
+/*
+ * Import cycles (issue 23 point 1): shared domain helpers live in src/domain/core, which imports only
+ * src/shared, src/db, src/contracts, src/clock.ts and itself; domain folders import each other one way
+ * only; no two files under src/ import each other, type-only imports included. The graph is the one
+ * `deno run -A scripts/import-graph.ts` prints.
+ */
+
+/**
+ * The file cycles still known (issue 23 point 5 unties them, in parallel): a cycle passes only when
+ * every file of it matches one entry. The list can only shrink; delete an entry once its knot is untied.
+ */
+const KNOWN_FILE_CYCLES: { issue: string; files: RegExp }[] = [
+  // config.ts <-> http/env.ts (through http/client-address.ts).
+  { issue: "issue 23 point 5", files: /^(config\.ts|http\/env\.ts|http\/client-address\.ts)$/ },
+  // dashboard/app.tsx <-> its pages and the dashboard's actions surface (being renamed in parallel).
+  { issue: "issue 23 point 5", files: /^dashboard\/[^/]+\.tsx?$/ },
+];
+
+const CORE_MAY_IMPORT = /^(shared\/|db\/|contracts\/|clock\.ts$|domain\/core\/)/;
+
+/** Files of src/domain/core that import anything under src/ but the core's allowed layers, as `a -> b`. */
+function coreOffenders(files: Graph): string[] {
+  return [...files].filter(([path]) => path.startsWith("domain/core/")).flatMap(([path, targets]) =>
+    [...targets].filter((to) => !CORE_MAY_IMPORT.test(to)).map((to) => `${path} -> ${to}`)
+  );
+}
+
+function graphOf(edges: Record<string, string[]>): Graph {
+  return new Map(Object.entries(edges).map(([from, to]) => [from, new Set(to)]));
+}
+
+test("craft: no cycle between the folders of src/domain", async () => {
+  const folders = folderGraph(await fileGraph(VENDORED));
+  const found = cycles(folders).map((c) => `[${c.join(", ")}]: ${cycleEdges(folders, c).join("; ")}`);
+  assert.deepEqual(found, [], `move the shared helper into src/domain/core:\n${found.join("\n")}`);
+});
+
+test("craft: the domain-folder cycle rule sees a planted cycle", () => {
+  const files = graphOf({
+    "domain/tickets/create.ts": ["domain/ledger/append.ts", "domain/core/errors.ts"],
+    "domain/ledger/append.ts": ["domain/claims/release.ts"],
+    "domain/claims/release.ts": ["domain/tickets/refs.ts"],
+    "domain/tickets/refs.ts": [],
+    "domain/core/errors.ts": [],
+    "routes/tickets.ts": ["domain/tickets/create.ts"],
+  });
+  const folders = folderGraph(files);
+  assert.deepEqual(cycles(folders), [["claims", "ledger", "tickets"]]);
+  assert.deepEqual(cycleEdges(folders, ["claims", "ledger", "tickets"]), [
+    "claims -> tickets",
+    "ledger -> claims",
+    "tickets -> ledger",
+  ]);
+  files.set("domain/claims/release.ts", new Set(["domain/core/errors.ts"]));
+  assert.deepEqual(cycles(folderGraph(files)), []);
+});
+
+test("craft: no import cycle between files under src/ (type-only imports included)", async () => {
+  const known = (cycle: string[]) => KNOWN_FILE_CYCLES.some(({ files }) => cycle.every((f) => files.test(f)));
+  const files = await fileGraph(VENDORED);
+  const found = cycles(files).filter((c) => !known(c)).map((c) => cycleEdges(files, c).join("; "));
+  assert.deepEqual(
+    found,
+    [],
+    `move the shared types or helpers into a file both import:\n${found.join("\n")}`,
+  );
+});
+
+test("craft: the file cycle rule sees type-only imports and re-exports", () => {
+  const specifiers = importSpecifiers(
+    "domain/handoff/plan.ts",
+    [
+      'import type { HandoffInput } from "./handoff.ts";',
+      'export { toTicket } from "@/domain/core/ticket-serialize.ts";',
+      'export type { Holder } from "../core/claim-holders.ts";',
+      'import { z } from "zod";',
+      "const later = () => import('./lazy.ts');",
+    ].join("\n"),
+  );
+  assert.deepEqual(specifiers, [
+    "./handoff.ts",
+    "@/domain/core/ticket-serialize.ts",
+    "../core/claim-holders.ts",
+  ]);
+  const files = graphOf({
+    "a.ts": ["b.ts"],
+    "b.ts": ["c.ts"],
+    "c.ts": ["a.ts"],
+    "d.ts": ["d.ts"],
+    "e.ts": [],
+  });
+  assert.deepEqual(cycles(files), [["a.ts", "b.ts", "c.ts"], ["d.ts"]]);
+});
+
+test("craft: src/domain/core imports only shared, db, contracts, clock and core", async () => {
+  const offenders = coreOffenders(await fileGraph(VENDORED));
+  assert.deepEqual(offenders, [], `the core knows no feature; split these:\n${offenders.join("\n")}`);
+  const planted = graphOf({
+    "domain/core/refs.ts": ["db/database.ts", "shared/vocabulary.ts", "contracts/common.ts", "clock.ts"],
+    "domain/core/workflow.ts": ["domain/core/refs.ts", "domain/tickets/next-action.ts", "http/route.ts"],
+  });
+  assert.deepEqual(coreOffenders(planted), [
+    "domain/core/workflow.ts -> domain/tickets/next-action.ts",
+    "domain/core/workflow.ts -> http/route.ts",
   ]);
 });

@@ -17,7 +17,7 @@
  */
 import { parseArgs } from "node:util";
 import { openDatabase } from "@/db/dialect.ts";
-import { hashToken } from "@/domain/shared/crypto.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
 import {
   admin,
   cleanup,

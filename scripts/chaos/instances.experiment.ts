@@ -16,7 +16,7 @@
  */
 import postgres from "postgres";
 import { normalizeCode } from "@/domain/pairing/codes.ts";
-import { hashPairingCode } from "@/domain/shared/crypto.ts";
+import { hashPairingCode } from "@/domain/core/crypto.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const DEADLINE_MS = 88_000;

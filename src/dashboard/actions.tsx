@@ -9,10 +9,10 @@ import {
   releaseStaleClaim,
   revokeAgent,
 } from "@/domain/dashboard/actions.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
 import { patchTicket } from "@/domain/tickets/patch.ts";
 import { approveTicket } from "@/domain/tickets/approve.ts";
-import { findTicketId, ticketNotFound } from "@/domain/tickets/refs.ts";
+import { findTicketId, ticketNotFound } from "@/domain/core/ticket-refs.ts";
 import { patchBrief } from "@/domain/brief/patch.ts";
 import { BRIEF_FIELD_ORDER } from "@/domain/brief/content.ts";
 import { PairResult } from "./views.tsx";

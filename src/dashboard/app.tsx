@@ -5,7 +5,7 @@ import { serviceCtx } from "@/http/env.ts";
 import { clientAddress } from "@/http/client-address.ts";
 import { statusOf } from "@/http/errors.ts";
 import { signIn, signOut } from "@/domain/oauth/consent.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { type DashboardMember, projectMember } from "@/domain/dashboard/access.ts";
 import { projectSummaries } from "@/domain/dashboard/projects.ts";
 import { encodeEventCursor } from "@/domain/events/cursor.ts";

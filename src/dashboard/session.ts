@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
-import { randomSecret, timingSafeEqual } from "@/domain/shared/crypto.ts";
+import { randomSecret, timingSafeEqual } from "@/domain/core/crypto.ts";
 import { csrfToken, sessionUser, WEB_SESSION_TTL_MS } from "@/domain/oauth/consent.ts";
 import type { DashboardUser } from "@/domain/dashboard/access.ts";
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import type { AppEnv } from "./env.ts";
 
 /** Largest request body of any REST endpoint (documented design); pairing allows 64 KB. */

@@ -2,8 +2,8 @@ import type { Clock } from "@/clock.ts";
 import type { Config } from "@/config.ts";
 import type { Db } from "@/db/database.ts";
 import type { Engine } from "@/db/dialect.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ActorCtx, ServiceCtx } from "@/domain/shared/context.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ActorCtx, ServiceCtx } from "@/domain/core/context.ts";
 
 /** What the app is built from: one database, one clock, one configuration. */
 export interface AppDeps {

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
-import { DomainError, recovery, type RefusalKind } from "@/domain/shared/errors.ts";
+import { DomainError, recovery, type RefusalKind } from "@/domain/core/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { loggableError, redactSecrets } from "@/shared/log-safe.ts";
 

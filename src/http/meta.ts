@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { callerSituationOnce, metaContextOf } from "@/domain/context/silence.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { callerSituationOnce, metaContextOf } from "@/domain/core/silence.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
 /**

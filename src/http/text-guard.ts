@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import type { FieldError } from "@/shared/field-errors.ts";
 import type { AppEnv } from "./env.ts";
 

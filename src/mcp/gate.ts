@@ -7,7 +7,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { audienceOf, issuerOf } from "@/domain/oauth/access-token.ts";
 import { errorBody } from "@/http/errors.ts";
-import { recovery } from "@/domain/shared/errors.ts";
+import { recovery } from "@/domain/core/errors.ts";
 import type { ToolDefinition } from "./types.ts";
 
 export interface GateConfig {

@@ -16,7 +16,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { type LiveAccess, verifyLiveAccessToken } from "@/domain/oauth/actor.ts";
 import { type AppEnv, serviceCtx } from "@/http/env.ts";
 import { errorBody } from "@/http/errors.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import {
   allowedHosts,
   allowedOrigins,

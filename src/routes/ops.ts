@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { sql } from "kysely";
 import { pendingMigrations } from "@/db/migrate.ts";
 import type { Db } from "@/db/database.ts";
-import { timingSafeEqual } from "@/domain/shared/crypto.ts";
+import { timingSafeEqual } from "@/domain/core/crypto.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody } from "@/http/errors.ts";
 import type { Gauge, Metrics } from "@/http/metrics.ts";

@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any
-import { SUBAGENT_SCOPES } from "@/domain/auth/scopes.ts";
-import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
+import { SUBAGENT_SCOPES } from "@/domain/core/scopes.ts";
+import { hashToken, randomSecret } from "@/domain/core/crypto.ts";
 import { admin, env } from "../helpers/mod.ts";
 import { insertSubAgent } from "../helpers/fixtures.ts";
 

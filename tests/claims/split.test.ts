@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
-import { type AcquireInput, acquireResult, splitFiles } from "@/domain/claims/acquire.ts";
-import type { Holder } from "@/domain/claims/holders.ts";
+import { acquireResult, splitFiles } from "@/domain/claims/acquire.ts";
+import type { AcquireInput } from "@/domain/claims/types.ts";
+import type { Holder } from "@/domain/core/claim-holders.ts";
 import { test } from "../helpers/mod.ts";
 
 const now = new Date("2026-01-01T12:00:00Z");

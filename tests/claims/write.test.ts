@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { type AcquireInput, planClaim, writeClaimAlone } from "@/domain/claims/acquire.ts";
-import { liveHolders } from "@/domain/claims/holders.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { planClaim, writeClaimAlone } from "@/domain/claims/acquire.ts";
+import type { AcquireInput } from "@/domain/claims/types.ts";
+import { liveHolders } from "@/domain/core/claim-holders.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { advanceClock, type AgentFixture, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 
 // POST /claim decides from the holders it read, then writes everything in ONE statement without a

@@ -13,7 +13,7 @@ import type { OpenClaimRow } from "@/domain/context/claims.ts";
 import { contextLimits } from "@/domain/context/limits.ts";
 import type { ActiveTicketRow } from "@/domain/context/load.ts";
 import type { ContextInput } from "@/domain/context/params.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { test } from "../helpers/mod.ts";
 
 const now = new Date("2026-01-01T12:00:00Z");

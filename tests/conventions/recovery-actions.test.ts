@@ -6,7 +6,7 @@ import {
   RECOVERY_ACTIONS,
   SPEC_ENDPOINT_RECOVERY_ACTIONS,
   SPEC_RECOVERY_ACTIONS,
-} from "@/domain/shared/errors.ts";
+} from "@/domain/core/errors.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 

@@ -4,7 +4,7 @@ import { admin, call, env, newProject, pairAgent, test } from "../helpers/mod.ts
 import { ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startTestEnv } from "../helpers/env.ts";
 import type { Db } from "@/db/database.ts";
-import { timingSafeEqual, verifyPassword } from "@/domain/shared/crypto.ts";
+import { timingSafeEqual, verifyPassword } from "@/domain/core/crypto.ts";
 
 /** Every text-like and jsonb value of every table of the public schema, as one string per cell. */
 async function everyStoredText(db: Db): Promise<{ where: string; text: string }[]> {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { recordEvent } from "@/domain/events/record.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 
 async function emit(projectId: string, kind: string, count = 1): Promise<void> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { classifyToolResult } from "@/domain/handoff/tool-results.ts";
-import { changedLines, isTrivialChange } from "@/domain/handoff/review-mode.ts";
+import { changedLines, isTrivialChange } from "@/domain/core/review-mode.ts";
 import { test } from "../helpers/mod.ts";
 
 test("HAND-026 tool results: test runs and pass/fail outcomes are TESTED, other work PROGRESS", () => {

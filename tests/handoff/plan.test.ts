@@ -9,7 +9,7 @@ import {
   reviewHandoffOf,
   targetOf,
 } from "@/domain/handoff/plan.ts";
-import type { TicketRow } from "@/domain/tickets/serialize.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import { test } from "../helpers/mod.ts";
 
 function ticket(over: Partial<TicketRow> = {}): TicketRow {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { checkEntryType, entryBody, entryLabels } from "@/domain/ledger/validate.ts";
 import { LEDGER_LABELS } from "@/domain/ledger/labels.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { statusOf } from "@/http/errors.ts";
 import { test } from "../helpers/mod.ts";
 

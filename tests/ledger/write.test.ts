@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { statusOf } from "@/http/errors.ts";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { insertTicket } from "../helpers/fixtures.ts";
 import { appendEntry } from "@/domain/ledger/append.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
+import type { Actor } from "@/domain/core/actor.ts";
 
 async function log(token: string, body: unknown, headers: Record<string, string> = {}) {
   return await call("POST", "/ledger", { token, body, headers });

@@ -14,8 +14,8 @@ import {
 import { admin, ADMIN_TOKEN, advanceClock, call, env, pairAgent, test } from "../helpers/mod.ts";
 import { type OAuthFixture, oauthFixture, serviceCtx } from "./helpers.ts";
 import { currentSigningKey } from "@/domain/oauth/keys.ts";
-import { hasScope } from "@/domain/shared/actor.ts";
-import { OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/auth/scopes.ts";
+import { hasScope } from "@/domain/core/actor.ts";
+import { OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/core/scopes.ts";
 
 const ISS = "http://localhost:8787";
 const AUD = "http://localhost:8787/mcp";

@@ -1,5 +1,5 @@
 import { admin, env, newProject } from "../helpers/mod.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import { issueAccessToken, type OAuthScope } from "@/domain/oauth/access-token.ts";
 
 /** The test service's context, for minting tokens with the domain verbs directly. */

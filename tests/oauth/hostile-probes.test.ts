@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { call, env, test } from "../helpers/mod.ts";
 import { loggableError, redactSecrets } from "@/shared/log-safe.ts";
 import { logWriter } from "@/http/access-log.ts";
-import { hashToken } from "@/domain/shared/crypto.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
 import {
   authorizeQuery,
   Browser,

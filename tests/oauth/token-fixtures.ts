@@ -1,6 +1,6 @@
 // deno-lint-ignore-file no-explicit-any
 import { toJson } from "@/db/tables/types.ts";
-import { hashToken } from "@/domain/shared/crypto.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
 import { admin, call, env } from "../helpers/mod.ts";
 
 /** A known PKCE pair: the challenge is BASE64URL(SHA-256(verifier)), computed independently here. */

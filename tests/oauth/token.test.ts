@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hashToken } from "@/domain/shared/crypto.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
 import { admin, advanceClock, call, callOn, env, test } from "../helpers/mod.ts";
 import { startTestEnv } from "../helpers/env.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { normalizeCode } from "@/domain/pairing/codes.ts";
-import { hashPairingCode } from "@/domain/shared/crypto.ts";
+import { hashPairingCode } from "@/domain/core/crypto.ts";
 import { sql } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
-import { hashToken } from "@/domain/shared/crypto.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 
 const MINUTE = 60_000;

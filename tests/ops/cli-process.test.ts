@@ -1,7 +1,7 @@
 // The operator CLI as a newcomer runs it: `deno run scripts/cli.ts` as a process, against a test service
 // listening on a free loopback port.
 import assert from "node:assert/strict";
-import { ALL_SCOPES } from "@/domain/auth/scopes.ts";
+import { ALL_SCOPES } from "@/domain/core/scopes.ts";
 import { AGENT_ROLES, MEMBER_ROLES, PLANS } from "@/shared/vocabulary.ts";
 import { defaultUrl } from "../../scripts/cli.ts";
 import { ADMIN_TOKEN, env, test } from "../helpers/mod.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { admin, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { adminCode, connect } from "./helpers.ts";
-import { hashPairingCode } from "@/domain/shared/crypto.ts";
+import { hashPairingCode } from "@/domain/core/crypto.ts";
 
 const MIN = 60_000;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { normalizeCode } from "@/domain/pairing/codes.ts";
-import { hashPairingCode } from "@/domain/shared/crypto.ts";
+import { hashPairingCode } from "@/domain/core/crypto.ts";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { adminCode, connect } from "../pairing/helpers.ts";
 

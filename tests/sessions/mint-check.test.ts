@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { checkMint } from "@/domain/subagents/mint.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { statusOf } from "@/http/errors.ts";
 import { test } from "../helpers/mod.ts";
 

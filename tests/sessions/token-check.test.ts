@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SUBAGENT_SCOPES } from "@/domain/auth/scopes.ts";
+import { SUBAGENT_SCOPES } from "@/domain/core/scopes.ts";
 import { actorOf, asSubAgent, identityOf, tokenKindOf, type TokenRow } from "@/domain/auth/token-check.ts";
 import { test } from "../helpers/mod.ts";
 

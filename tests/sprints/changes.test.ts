@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { SprintRow } from "@/domain/sprints/common.ts";
 import { sprintChanges } from "@/domain/sprints/update.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { statusOf } from "@/http/errors.ts";
 import { test } from "../helpers/mod.ts";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { checkApprovable, qaWarnings } from "@/domain/tickets/approve.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { statusOf } from "@/http/errors.ts";
-import type { TicketRow } from "@/domain/tickets/serialize.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import { test } from "../helpers/mod.ts";
 
 const reviewer = { agentId: "r1", role: "generator" } as Actor;

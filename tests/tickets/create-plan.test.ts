@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { newTicketRow, planCreate } from "@/domain/tickets/create.ts";
 import type { ProjectInfo } from "@/domain/tickets/project-info.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { test } from "../helpers/mod.ts";
 
 const project = (settings: ProjectInfo["settings"] = {}) =>

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type BeginInput, beginResponse, planBegin } from "@/domain/tickets/begin-plan.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
-import type { TicketRow } from "@/domain/tickets/serialize.ts";
+import { DomainError } from "@/domain/core/errors.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import type { ProjectBoard } from "@/domain/tickets/ticket-context.ts";
 import { test } from "../helpers/mod.ts";
 

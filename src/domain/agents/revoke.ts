@@ -1,7 +1,7 @@
 import type { Trx } from "@/db/database.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "@/domain/sessions/close.ts";
 
 export interface RevokeAgentInput {

@@ -1,9 +1,9 @@
 import { type RawBuilder, sql } from "kysely";
 import type { AgentRole, Plan, TokenKind } from "@/db/tables/foundation.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { hashToken } from "@/domain/shared/crypto.ts";
-import { type CallerSituation, situationColumns, situationOf } from "@/domain/context/silence.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
+import { type CallerSituation, situationColumns, situationOf } from "@/domain/core/silence.ts";
 import { freshnessColumns } from "@/domain/ledger/stale.ts";
 import { type ChargedCounts, PLAN_HOURLY_UNITS, RATE_WINDOWS, windowOf } from "@/domain/limits/rate-limit.ts";
 import { rejected, sessionBurstRefusal } from "./authenticate.ts";

@@ -1,9 +1,9 @@
 import type { DbOrTrx } from "@/db/database.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { hashToken } from "@/domain/shared/crypto.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
 import {
   actorOf,
   asSubAgent,

@@ -1,6 +1,6 @@
 import type { AgentRole, Plan, TokenKind as StoredTokenKind } from "@/db/tables/foundation.ts";
-import type { Actor, ActorKind } from "@/domain/shared/actor.ts";
-import { SUBAGENT_SCOPES } from "./scopes.ts";
+import type { Actor, ActorKind } from "@/domain/core/actor.ts";
+import { SUBAGENT_SCOPES } from "@/domain/core/scopes.ts";
 import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX, SUBAGENT_TOKEN_PREFIX } from "./token-policy.ts";
 
 const OPEN_STATUSES = ["active", "awaiting_input", "error"] as const;

@@ -1,9 +1,9 @@
 import type { BriefField } from "@/contracts/brief.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { hasScope } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { hasScope } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import { BRIEF_FIELD_ORDER, type BriefContent, isBlankBrief, orderedBrief, readBrief } from "./content.ts";
 import { chargeBriefWrite } from "./rate.ts";
 

@@ -1,6 +1,6 @@
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 
 const ENDPOINT = "PATCH /brief";
 

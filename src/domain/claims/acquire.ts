@@ -1,42 +1,14 @@
 import { sql } from "kysely";
 import type { DbOrTrx, Trx } from "@/db/database.ts";
-import { identityName } from "@/domain/shared/actor.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { identityName } from "@/domain/core/actor.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { type ClaimConflict, conflictOf } from "./conflicts.ts";
-import { type Holder, liveHolders } from "./holders.ts";
+import { type Holder, liveHolders } from "@/domain/core/claim-holders.ts";
 import { fileKey } from "@/shared/file-path.ts";
 import { writeClaim } from "./write.ts";
 import { sqlState } from "@/db/errors.ts";
-import { DEFAULT_CLAIM_MS } from "./policy.ts";
-
-export interface AcquireInput {
-  projectId: string;
-  agentId: string;
-  agentName: string;
-  subAgentName: string | null;
-  sessionId: string | null;
-  /** Resolved ticket id (UUID), not a key. */
-  ticketId: string | null;
-  files: string[];
-  estimatedSeconds?: number;
-  allowSubAgents?: boolean;
-  commitSha?: string | null;
-  now: Date;
-}
-
-export interface ClaimView {
-  file: string;
-  claimedAt: string;
-  expiresAt: string;
-}
-
-export interface AcquireResult {
-  claims: ClaimView[];
-  idempotent?: true;
-  renewed?: true;
-  inherited?: true;
-  restored?: true;
-}
+import { DEFAULT_CLAIM_MS } from "@/domain/core/claim-policy.ts";
+import type { AcquireInput, AcquireResult, ClaimPlan, ClaimView, FileSplit } from "./types.ts";
 
 /**
  * Claims `files` for the caller inside the caller's transaction, all or nothing: dead claims of those
@@ -127,16 +99,6 @@ function exhausted(input: AcquireInput, free: string[], byFile: Map<string, Hold
   return conflictError(lost.map((file) => conflictFor(file, byFile.get(fileKey(file))!, input)));
 }
 
-/** What a claim writes, decided from the live holders of its files. */
-export interface ClaimPlan {
-  files: string[];
-  split: FileSplit;
-  expiresAt: Date;
-  result: AcquireResult;
-  /** The new claim's id, when some files are free. */
-  claimId: string | null;
-}
-
 /** The requested files, each once: spellings that differ only in letter case count once (the first kept). */
 export function uniqueFiles(input: Pick<AcquireInput, "files">): string[] {
   const byKey = new Map<string, string>();
@@ -177,18 +139,6 @@ function racedItem(file: string, now: Date): ClaimConflict {
       payloadHint: null,
     },
   };
-}
-
-/** The files of one claim request, sorted by who holds them now. */
-export interface FileSplit {
-  /** Held by the caller itself: renewed. */
-  own: Holder[];
-  /** Held by the caller's parent agent, which allows sub-agents: worked under. */
-  inherited: Holder[];
-  /** Held by anyone else: the whole request is refused. */
-  conflicts: ClaimConflict[];
-  /** Held by nobody: claimed anew. */
-  free: string[];
 }
 
 /** Sorts each requested file by its live holder (own, inherited, conflict or free). */

@@ -1,8 +1,8 @@
-import type { Recovery } from "@/domain/shared/errors.ts";
+import type { Recovery } from "@/domain/core/errors.ts";
 import type { ClaimHoldStatus } from "@/shared/vocabulary.ts";
-import type { Holder } from "./holders.ts";
-import { ageMinutes, isStale } from "./policy.ts";
-import { identityName } from "@/domain/shared/actor.ts";
+import type { Holder } from "@/domain/core/claim-holders.ts";
+import { ageMinutes, isStale } from "@/domain/core/claim-policy.ts";
+import { identityName } from "@/domain/core/actor.ts";
 
 /** One entry of a 409 CONFLICT's `details.conflicts`. */
 export interface ClaimConflict {

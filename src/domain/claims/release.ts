@@ -1,7 +1,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { eventCtes } from "@/domain/events/record.ts";
-import { lockEntryTickets } from "@/domain/ledger/system-entry.ts";
+import { eventCtes } from "@/domain/core/record-event.ts";
+import { lockEntryTickets } from "@/domain/core/system-entry.ts";
 
 export interface ReleaseInput {
   projectId: string;

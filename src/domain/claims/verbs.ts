@@ -1,14 +1,21 @@
 import { type RawBuilder, sql } from "kysely";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 import { checkPath } from "@/shared/file-path.ts";
-import { ticketIdQuery, ticketNotFound } from "@/domain/tickets/refs.ts";
+import { ticketIdQuery, ticketNotFound } from "@/domain/core/ticket-refs.ts";
 import { backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
-import { type AcquireInput, type AcquireResult, planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
-import { type Holder, holderOf, type HolderRow, holdersQuery, liveHolders } from "./holders.ts";
+import { planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
+import type { AcquireInput, AcquireResult } from "./types.ts";
+import {
+  type Holder,
+  holderOf,
+  type HolderRow,
+  holdersQuery,
+  liveHolders,
+} from "@/domain/core/claim-holders.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import { isStale, MAX_CLAIM_FILES } from "./policy.ts";
-import { identityName } from "@/domain/shared/actor.ts";
+import { isStale, MAX_CLAIM_FILES } from "@/domain/core/claim-policy.ts";
+import { identityName } from "@/domain/core/actor.ts";
 import { releaseWithBudget } from "./release.ts";
 
 export interface ClaimRequest {

@@ -1,10 +1,10 @@
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { eventCtes, type EventSql } from "@/domain/events/record.ts";
-import { lockEntryTicket, systemEntryEvent, systemEntryRow } from "@/domain/ledger/system-entry.ts";
-import { identityName } from "@/domain/shared/actor.ts";
-import type { AcquireInput, AcquireResult, ClaimPlan } from "./acquire.ts";
-import { releaseDeadQuery } from "./holders.ts";
+import { eventCtes, type EventSql } from "@/domain/core/record-event.ts";
+import { lockEntryTicket, systemEntryEvent, systemEntryRow } from "@/domain/core/system-entry.ts";
+import { identityName } from "@/domain/core/actor.ts";
+import type { AcquireInput, AcquireResult, ClaimPlan } from "./types.ts";
+import { releaseDeadQuery } from "@/domain/core/claim-holders.ts";
 
 /** The claim's contested locks, taken before the event counter's. */
 const AFTER = ["dead_files", "renewed", "new_files", "entry_ticket"];

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { SKILL_DOCUMENT } from "@/domain/pairing/pairing-context.ts";
+import { SKILL_DOCUMENT } from "@/domain/core/pairing-context.ts";
 
 let skill: Promise<string> | null = null;
 

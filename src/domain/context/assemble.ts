@@ -1,14 +1,14 @@
 import { sameFile } from "@/shared/file-path.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { NextAction, ReviewMode } from "@/shared/vocabulary.ts";
-import { criteriaAckRequired } from "@/domain/tickets/transitions.ts";
+import { criteriaAckRequired } from "@/domain/core/transitions.ts";
 import { phaseOf } from "@/domain/projects/overview.ts";
-import { type Actor, identityName } from "@/domain/shared/actor.ts";
-import { boardColumns, REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+import { type Actor, identityName } from "@/domain/core/actor.ts";
+import { boardColumns, REVIEW_STATUSES } from "@/domain/core/workflow.ts";
 import type { DeliveredNotification, PreviousState } from "./agent-state.ts";
 import type { OpenClaimRow } from "./claims.ts";
 import type { ContextScalars } from "./scalars.ts";
-import type { CallerSituation } from "./silence.ts";
+import type { CallerSituation } from "@/domain/core/silence.ts";
 import type {
   ActiveTicketRow,
   BoardCount,

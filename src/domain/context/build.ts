@@ -1,8 +1,8 @@
 import { encodeEventCursor } from "@/domain/events/cursor.ts";
 import { EVENTS_POLL_INTERVAL_SECONDS } from "@/domain/events/feed.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { reviewColumn } from "@/domain/tickets/workflow.ts";
-import { criteriaAckRequired } from "@/domain/tickets/transitions.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { reviewColumn } from "@/domain/core/workflow.ts";
+import { criteriaAckRequired } from "@/domain/core/transitions.ts";
 import { recordCallAndDeliver } from "./agent-state.ts";
 import {
   activeTicketView,
@@ -41,7 +41,7 @@ import {
 import { ledgerCursor, pendingReviewsCursor } from "./more.ts";
 import { nextActionFor } from "./next-action.ts";
 import { checkPlatform, type ContextInput } from "./params.ts";
-import { metaContextOf } from "./silence.ts";
+import { metaContextOf } from "@/domain/core/silence.ts";
 import { writePayloadSchemas } from "./write-schemas.ts";
 
 /** GET /context: everything an agent needs to resume, in one call. Returns `data` and `meta.context`. */

@@ -1,4 +1,4 @@
-import { SKILL_DOCUMENT } from "@/domain/pairing/pairing-context.ts";
+import { SKILL_DOCUMENT } from "@/domain/core/pairing-context.ts";
 import { cutChars } from "./brief.ts";
 
 /** Characters of each document preview (CTX-029). */

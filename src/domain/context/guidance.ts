@@ -1,6 +1,6 @@
 import type { AgentRole } from "@/db/tables/foundation.ts";
-import type { CallerSituation } from "./silence.ts";
-import { silenceWarning } from "./silence.ts";
+import type { CallerSituation } from "@/domain/core/silence.ts";
+import { silenceWarning } from "@/domain/core/silence.ts";
 
 export interface PendingAction {
   action: string;

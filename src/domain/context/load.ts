@@ -1,7 +1,7 @@
 import { type Expression, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { workqueueItems, workqueueQuery } from "@/domain/projects/overview.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
 import { staleTicketRows, staleTicketsQuery } from "@/domain/ledger/stale.ts";
 import { issueRefreshedToken } from "@/domain/sessions/refresh.ts";
 import { skillVersion } from "./agent-state.ts";
@@ -12,7 +12,7 @@ import type { ContextLimits } from "./limits.ts";
 import { PENDING_REVIEWS_SHOWN, STALE_TICKETS_SHOWN } from "./params.ts";
 import { reviewPage, yourReviewRows, yourReviewsQuery } from "./reviews.ts";
 import { contextScalars } from "./scalars.ts";
-import { callerSituationOnce } from "./silence.ts";
+import { callerSituationOnce } from "@/domain/core/silence.ts";
 import { threadPage } from "./threads.ts";
 
 /** Statuses of a ticket an agent is working on (its active ticket, GET /context). */

@@ -1,5 +1,5 @@
 import { LEDGER_TYPES, type LedgerType } from "@/db/tables/work.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
 import { byteChunk, serializedBriefAt } from "./brief.ts";
 import { decodeCursor, encodeCursor, intOf, isUuid, timeKeyset } from "./cursor.ts";
 import { DEFAULT_LEDGER_FILTER, type LedgerFilter, ledgerPage } from "./ledger.ts";

@@ -1,4 +1,4 @@
-import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+import { REVIEW_STATUSES } from "@/domain/core/workflow.ts";
 
 const ACTIVE = ["in_progress", "blocked", "changes_requested"];
 

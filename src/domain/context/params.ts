@@ -1,8 +1,8 @@
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { LedgerSourceFilter } from "@/shared/vocabulary.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 
 /** Service-wide maximum of each project ceiling (CTX-006); a project may set lower ones in its settings. */
 export const LEDGER_CEILING_MAX = 100;

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+import { REVIEW_STATUSES } from "@/domain/core/workflow.ts";
 
 /** The review row of /context/more and of context `pendingReviews` (CTX-049). */
 export interface ReviewRow {

@@ -1,8 +1,8 @@
 import { type Expression, sql } from "kysely";
 import { listColumns, listsOf } from "./json-lists.ts";
-import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
+import { sameSubAgent } from "@/domain/core/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
-import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+import { REVIEW_STATUSES } from "@/domain/core/workflow.ts";
 import type { Keyset } from "./reviews.ts";
 import type { ThreadStatusFilter } from "./threads.ts";
 

@@ -1,4 +1,4 @@
-import { SKILL_DOCUMENT } from "@/domain/pairing/pairing-context.ts";
+import { SKILL_DOCUMENT } from "@/domain/core/pairing-context.ts";
 import { skillVersion } from "./agent-state.ts";
 
 export const SKILL_TITLE = "Working with the coordination service";

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { type ThreadSummary, toThreadSummary } from "@/domain/threads/serialize.ts";
+import { type ThreadSummary, toThreadSummary } from "@/domain/core/thread-serialize.ts";
 import type { ThreadStatus } from "@/shared/vocabulary.ts";
 
 export type ThreadStatusFilter = ThreadStatus | "all";

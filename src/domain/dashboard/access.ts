@@ -1,10 +1,10 @@
 import type { Plan, ProjectSettings } from "@/db/tables/foundation.ts";
 import type { ReviewMode } from "@/shared/vocabulary.ts";
-import { ALL_SCOPES, OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/auth/scopes.ts";
+import { ALL_SCOPES, OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/core/scopes.ts";
 import { oauthAgent } from "@/domain/oauth/actor.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ActorCtx, ServiceCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ActorCtx, ServiceCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 
 export type MemberRole = "admin" | "member" | "viewer";
 

@@ -1,9 +1,9 @@
-import { isStale } from "@/domain/claims/policy.ts";
+import { isStale } from "@/domain/core/claim-policy.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
 import { revokeAgentIn } from "@/domain/agents/revoke.ts";
 import { ADMIN_CODE_TTL_SECONDS, issueAgentCode, type IssuedCode } from "@/domain/pairing/codes.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const PAIRABLE_ROLES = ["generator", "evaluator", "observer", "orchestrator"] as const;

@@ -1,5 +1,5 @@
 import type { AgentRole } from "@/db/tables/foundation.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import type { DashboardMember } from "./access.ts";
 import { complianceScores } from "./compliance.ts";
 import { ONLINE_SESSION_STATUSES } from "./projects.ts";

@@ -1,10 +1,10 @@
 import { sql } from "kysely";
-import { identityName } from "@/domain/shared/actor.ts";
+import { identityName } from "@/domain/core/actor.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import { STALE_TICKET_MS } from "@/domain/ledger/stale.ts";
-import { priorityOf } from "@/domain/tickets/serialize.ts";
-import { boardColumns, isReviewStatus } from "@/domain/tickets/workflow.ts";
+import { priorityOf } from "@/domain/core/ticket-serialize.ts";
+import { boardColumns, isReviewStatus } from "@/domain/core/workflow.ts";
 import type { DashboardMember } from "./access.ts";
 
 /** Cards shown per column and page. */

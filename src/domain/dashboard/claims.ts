@@ -1,6 +1,6 @@
-import { CLAIM_GRACE_MS, isStale } from "@/domain/claims/policy.ts";
-import { identityName } from "@/domain/shared/actor.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import { CLAIM_GRACE_MS, isStale } from "@/domain/core/claim-policy.ts";
+import { identityName } from "@/domain/core/actor.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import type { DashboardMember } from "./access.ts";
 
 /** A claim that ends within this long is marked "expiring soon". */

@@ -2,10 +2,10 @@ import type { ReviewMode } from "@/shared/vocabulary.ts";
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { complianceScoreOf } from "@/domain/context/assemble.ts";
-import { criteriaAckRequired } from "@/domain/tickets/transitions.ts";
+import { criteriaAckRequired } from "@/domain/core/transitions.ts";
 import { ACTIVE_STATUSES, SESSION_OPEN } from "@/domain/context/load.ts";
-import { situationColumns, situationOf } from "@/domain/context/silence.ts";
-import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
+import { situationColumns, situationOf } from "@/domain/core/silence.ts";
+import { sameSubAgent } from "@/domain/core/sub-agent-sql.ts";
 
 /** One identity (an agent, or one of its sub-agents) with the compliance score GET /context would give it. */
 export interface IdentityCompliance {

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { LEDGER_TYPES, type LedgerType } from "@/db/tables/work.ts";
-import { type LedgerEntry, toLedgerEntry } from "@/domain/ledger/serialize.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import { type LedgerEntry, toLedgerEntry } from "@/domain/core/ledger-serialize.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import type { DashboardMember } from "./access.ts";
 
 export const LEDGER_PAGE_SIZE = 50;

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import { userProjects } from "@/domain/oauth/consent.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { boardColumns } from "@/domain/tickets/workflow.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { boardColumns } from "@/domain/core/workflow.ts";
 import type { MemberRole } from "./access.ts";
 
 /** Session statuses of an agent that is working now: it counts as online. */

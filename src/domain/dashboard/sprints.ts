@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import type { DashboardMember } from "./access.ts";
 
 export const SPRINT_TICKETS_LIMIT = 200;

@@ -1,5 +1,5 @@
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { identityName } from "@/domain/shared/actor.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { identityName } from "@/domain/core/actor.ts";
 import type { DashboardMember } from "./access.ts";
 
 export const THREADS_PAGE_SIZE = 50;

@@ -1,8 +1,8 @@
 import type { AcceptanceCriterion } from "@/db/tables/work.ts";
-import { identityName } from "@/domain/shared/actor.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { priorityOf } from "@/domain/tickets/serialize.ts";
-import { validTransitions } from "@/domain/tickets/workflow.ts";
+import { identityName } from "@/domain/core/actor.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { priorityOf } from "@/domain/core/ticket-serialize.ts";
+import { validTransitions } from "@/domain/core/workflow.ts";
 import type { DashboardMember } from "./access.ts";
 import { type FeedEntry, ledgerFeed } from "./ledger.ts";
 

@@ -1,6 +1,6 @@
 import type { DbOrTrx } from "@/db/database.ts";
-import type { ActorCtx, ServiceCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import type { ActorCtx, ServiceCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import { decodeEventCursor, encodeEventCursor } from "./cursor.ts";
 
 export const EVENTS_DEFAULT_LIMIT = 100;

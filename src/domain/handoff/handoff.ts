@@ -1,15 +1,14 @@
 import type { DbOrTrx, Trx } from "@/db/database.ts";
-import type { ArtifactType } from "@/shared/vocabulary.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { closeSessions } from "@/domain/sessions/close.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
-import { resolveTicketRef } from "@/domain/tickets/refs.ts";
-import type { TicketRow } from "@/domain/tickets/serialize.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { DomainError, fail, recovery } from "@/domain/core/errors.ts";
+import { resolveTicketRef } from "@/domain/core/ticket-refs.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import { countModulesDone } from "./modules.ts";
-import { type NextAction, nextActionAfterHandoff } from "./next-action.ts";
+import { nextActionAfterHandoff } from "./next-action.ts";
 import {
   completedContent,
   doneEntry,
@@ -29,49 +28,10 @@ import {
   OPEN_SESSION_STATUSES,
   type SessionRow,
 } from "./preconditions.ts";
-import type { ReviewMode } from "./review-mode.ts";
 import { toolResultsJob } from "./tool-results.ts";
-import { handoffWarnings, type Remediation } from "./warnings.ts";
+import { handoffWarnings } from "./warnings.ts";
 import { type HandoffAt, maybeQaRun, moveTicket, releaseIdentity, storeArtifact } from "./write.ts";
-
-export interface HandoffArtifact {
-  type: ArtifactType;
-  url: string;
-  ref?: string | undefined;
-  title?: string | undefined;
-  metadata?: Record<string, unknown> | undefined;
-}
-
-export interface HandoffInput {
-  moduleName: string;
-  summary: string;
-  sessionId: string;
-  ticketId?: string | undefined;
-  testResults?: string | undefined;
-  artifacts?: HandoffArtifact[] | undefined;
-  diffStat?: string | undefined;
-  toolResults?: unknown[] | undefined;
-}
-
-export interface HandoffResult {
-  ok: true;
-  modulesDone: number;
-  duplicate?: true;
-  ticketAdvanced?: boolean;
-  nextAction?: NextAction;
-  review?: {
-    required: boolean;
-    mode: ReviewMode;
-    qaRunId: string | null;
-    criteriaCount: number;
-    qaTestCount: number;
-    ticketStatus: string;
-  };
-  warnings?: string[];
-  remediations?: Remediation[];
-  suggestions?: string[];
-  pullRequest?: { url: string; ref: string | null; title: string | null };
-}
+import type { HandoffArtifact, HandoffInput, HandoffResult } from "./types.ts";
 
 /** Whether the session already has its DONE entry (HAND-040: a repeat answers `duplicate: true`). */
 async function hasDone(db: DbOrTrx, sessionId: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { REVIEW_STATUSES } from "@/domain/tickets/workflow.ts";
+import { REVIEW_STATUSES } from "@/domain/core/workflow.ts";
 import type { NextAction } from "@/shared/vocabulary.ts";
 
 export type { NextAction } from "@/shared/vocabulary.ts";

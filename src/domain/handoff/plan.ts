@@ -1,7 +1,7 @@
-import { type Actor, actorDisplayName } from "@/domain/shared/actor.ts";
-import type { TicketRow } from "@/domain/tickets/serialize.ts";
-import type { HandoffArtifact, HandoffInput, HandoffResult } from "./handoff.ts";
-import { handoffTarget, isTrivialChange, type ReviewMode } from "./review-mode.ts";
+import { type Actor, actorDisplayName } from "@/domain/core/actor.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
+import type { HandoffArtifact, HandoffInput, HandoffResult } from "./types.ts";
+import { handoffTarget, isTrivialChange, type ReviewMode } from "@/domain/core/review-mode.ts";
 import type { ArtifactView, WarningResult } from "./warnings.ts";
 import type { NextAction } from "./next-action.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";

@@ -1,11 +1,11 @@
 import type { Selectable } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { SessionsTable } from "@/db/tables/foundation.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
-import type { TicketRow } from "@/domain/tickets/serialize.ts";
-import { UNSTARTED_STATUSES } from "@/domain/tickets/workflow.ts";
-import { isReviewStatus } from "./review-mode.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { DomainError, fail, recovery } from "@/domain/core/errors.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
+import { UNSTARTED_STATUSES } from "@/domain/core/workflow.ts";
+import { isReviewStatus } from "@/domain/core/review-mode.ts";
 
 export type SessionRow = Selectable<SessionsTable>;
 

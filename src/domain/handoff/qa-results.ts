@@ -1,7 +1,7 @@
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
-import { isUuid } from "@/domain/tickets/refs.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
+import { isUuid } from "@/domain/core/ticket-refs.ts";
 import { getQaRun } from "./qa.ts";
 
 export interface QaResultsInput {

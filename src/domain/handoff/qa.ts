@@ -1,10 +1,10 @@
 import type { Trx } from "@/db/database.ts";
 import type { QA_RUN_STATUSES, QA_TEST_STATUSES } from "@/shared/vocabulary.ts";
 import type { AcceptanceCriterion } from "@/db/tables/work.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
-import { isUuid, pathTicketNotFound } from "@/domain/tickets/refs.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
+import { isUuid, pathTicketNotFound } from "@/domain/core/ticket-refs.ts";
 
 /** Criteria that need evidence, with their index in the ticket's list. */
 export function evidenceCriteria(criteria: AcceptanceCriterion[]): { index: number; title: string }[] {

@@ -1,7 +1,7 @@
 import type { Clock } from "@/clock.ts";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 
 export const TOOL_RESULTS_JOB = "handoff.tool_results";
 const MAX_CONTENT = 2000;

@@ -2,12 +2,12 @@ import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { Actor } from "@/domain/core/actor.ts";
 import { upsertArtifact } from "@/domain/tickets/artifacts.ts";
-import type { TicketRow } from "@/domain/tickets/serialize.ts";
-import { appendReviewHistory, observedConflict } from "@/domain/tickets/workflow.ts";
-import type { HandoffArtifact } from "./handoff.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
+import { appendReviewHistory, observedConflict } from "@/domain/core/workflow.ts";
+import type { HandoffArtifact } from "./types.ts";
 import type { HandoffTarget, Written } from "./plan.ts";
 import { createQaRun, evidenceCriteria } from "./qa.ts";
 

@@ -1,7 +1,7 @@
 import type { DbOrTrx } from "@/db/database.ts";
-import { counterHit } from "@/domain/shared/counters.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
+import { counterHit } from "@/domain/core/counters.ts";
+import { DomainError } from "@/domain/core/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
 
 /** Per-action budgets (spec: Limits, per-action backpressure). */
 export const BACKPRESSURE = {

@@ -1,6 +1,6 @@
 import { LedgerEntryBody } from "@/contracts/ledger.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { fieldErrors } from "@/shared/field-errors.ts";
 import { appendEntry } from "./append.ts";
 

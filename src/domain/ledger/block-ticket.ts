@@ -1,7 +1,7 @@
 import type { Trx } from "@/db/database.ts";
-import type { EventInput } from "@/domain/events/record.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { boardColumns, isCustomBoard, TERMINAL_STATUSES } from "@/domain/tickets/workflow.ts";
+import type { EventInput } from "@/domain/core/record-event.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { boardColumns, isCustomBoard, TERMINAL_STATUSES } from "@/domain/core/workflow.ts";
 
 export interface BlockOutcome {
   ticket?: { id: string; status: string };

@@ -1,12 +1,12 @@
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { liveHolders } from "@/domain/claims/holders.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { actorDisplayName } from "@/domain/shared/actor.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { liveHolders } from "@/domain/core/claim-holders.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { actorDisplayName } from "@/domain/core/actor.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import { writeSystemEntry } from "./system-entry.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 
 /**
  * Serializes blocker threads of one file (in any letter case): take it before any event is recorded in the

@@ -2,11 +2,11 @@ import { sql } from "kysely";
 import type { LedgerSourceFilter } from "@/shared/vocabulary.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { type Pagination, paginationOf } from "@/domain/shared/pagination.ts";
-import { fail } from "@/domain/shared/errors.ts";
-import { findTicketId } from "@/domain/tickets/refs.ts";
-import { type LedgerEntry, toLedgerEntry } from "./serialize.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { type Pagination, paginationOf } from "@/domain/core/pagination.ts";
+import { fail } from "@/domain/core/errors.ts";
+import { findTicketId } from "@/domain/core/ticket-refs.ts";
+import { type LedgerEntry, toLedgerEntry } from "@/domain/core/ledger-serialize.ts";
 
 export interface LedgerQueryInput {
   ticketId?: string | undefined;

@@ -1,9 +1,9 @@
 import { type RawBuilder, sql } from "kysely";
-import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
+import { sameSubAgent } from "@/domain/core/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
-import { CLAIM_GRACE_MS } from "@/domain/claims/policy.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { CLAIM_GRACE_MS } from "@/domain/core/claim-policy.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 
 export const DEFAULT_LEDGER_STALE_MINUTES = 15;
 /** In-progress tickets with no ledger entry for this long are listed as stale (spec: Limits). */

@@ -1,6 +1,6 @@
 import type { Trx } from "@/db/database.ts";
-import type { EventInput } from "@/domain/events/record.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
+import type { EventInput } from "@/domain/core/record-event.ts";
+import type { Actor } from "@/domain/core/actor.ts";
 
 /**
  * A critical ALERT takes the agent offline and revokes every live credential of it: API keys, session

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import type { LedgerEntryInput } from "@/contracts/ledger.ts";
 import type { DbOrTrx } from "@/db/database.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
-import { findTicketId, resolveRefRecovery } from "@/domain/tickets/refs.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { DomainError, fail, recovery } from "@/domain/core/errors.ts";
+import { findTicketId, resolveRefRecovery } from "@/domain/core/ticket-refs.ts";
 import { LEDGER_LABELS, unknownLabels } from "./labels.ts";
 import { fieldErrors } from "@/shared/field-errors.ts";
 

@@ -1,9 +1,9 @@
 import type { Plan } from "@/db/tables/foundation.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { hitCounters } from "@/domain/shared/counters.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { hitCounters } from "@/domain/core/counters.ts";
 
 type Counted = { count: number; resetAt: Date };
-import { DomainError } from "@/domain/shared/errors.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 
 /** Units per hour per agent by plan (spec: Limits); null is unlimited. */
 export const PLAN_HOURLY_UNITS: Record<Plan, number | null> = {

@@ -1,6 +1,6 @@
 import { decodeProtectedHeader, jwtVerify, SignJWT } from "jose";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import { ACCESS_TOKEN_TTL_S, currentSigningKey, KID_PATTERN, SIGNING_ALG, verificationKey } from "./keys.ts";
 
 /** Longest access token accepted (bytes of the compact form); ours are about 900. */

@@ -1,6 +1,6 @@
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/auth/scopes.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { OAUTH_READ_SCOPES, OAUTH_WRITE_SCOPES } from "@/domain/core/scopes.ts";
 import {
   type AccessClaims,
   accessTokenRejected,

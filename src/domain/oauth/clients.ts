@@ -1,6 +1,6 @@
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
-import { randomSecret } from "@/domain/shared/crypto.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
+import { randomSecret } from "@/domain/core/crypto.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { checkRedirectUri } from "./redirect-uri.ts";
 import { OAuthError } from "./errors.ts";

@@ -1,7 +1,7 @@
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import type { OAuthScope } from "@/shared/vocabulary.ts";
-import { hitCounter, readCounter } from "@/domain/shared/counters.ts";
-import { hashPassword, hashToken, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
+import { hitCounter, readCounter } from "@/domain/core/counters.ts";
+import { hashPassword, hashToken, randomSecret, verifyPassword } from "@/domain/core/crypto.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { findClient } from "./clients.ts";
 import { checkRedirectUri, isLoopbackRedirect, redirectMatches } from "./redirect-uri.ts";

@@ -1,7 +1,7 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from "jose";
 import type { DbOrTrx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import { isUniqueViolation } from "@/db/errors.ts";
 
 /** The one signing algorithm (spec: Token types, "signed JWT (RS256)"). */

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { DbOrTrx } from "@/db/database.ts";
-import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
+import { hashToken, randomSecret } from "@/domain/core/crypto.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
 import { audienceOf, issueAccessToken, verifyAccessToken } from "./access-token.ts";
 import { OAuthError } from "./errors.ts";
 import { isLoopbackRedirect, redirectMatches } from "./redirect-uri.ts";

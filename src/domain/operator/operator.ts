@@ -5,8 +5,8 @@ import type { AgentRole, Plan, ProjectSettings } from "@/db/tables/foundation.ts
 import { toJson } from "@/db/tables/types.ts";
 import { ADMIN_CODE_TTL_SECONDS, type IssuedCode, issuePairingCode } from "@/domain/pairing/codes.ts";
 import { API_KEY_PREFIX } from "@/domain/auth/token-policy.ts";
-import { hashPassword, hashToken, randomSecret } from "@/domain/shared/crypto.ts";
-import { DomainError, fail } from "@/domain/shared/errors.ts";
+import { hashPassword, hashToken, randomSecret } from "@/domain/core/crypto.ts";
+import { DomainError, fail } from "@/domain/core/errors.ts";
 import type { ReviewMode } from "@/shared/vocabulary.ts";
 
 /** The operator's verbs (organizations, users, projects, members, codes, keys). No actor: admin only. */

@@ -1,6 +1,6 @@
 import type { SelectQueryBuilder } from "kysely";
 import type { Database } from "@/db/database.ts";
-import { DomainError, fail } from "@/domain/shared/errors.ts";
+import { DomainError, fail } from "@/domain/core/errors.ts";
 import type { OperatorCtx } from "./operator.ts";
 
 /**

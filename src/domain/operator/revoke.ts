@@ -1,7 +1,7 @@
 import { revokeAgentIn } from "@/domain/agents/revoke.ts";
-import { recordEvent } from "@/domain/events/record.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "@/domain/sessions/close.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import type { OperatorCtx } from "./operator.ts";
 
 /**

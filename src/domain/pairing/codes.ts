@@ -1,7 +1,7 @@
 import type { AgentRole } from "@/db/tables/foundation.ts";
 import type { DbOrTrx, Trx } from "@/db/database.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { hashPairingCode, randomPairingCode } from "@/domain/shared/crypto.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { hashPairingCode, randomPairingCode } from "@/domain/core/crypto.ts";
 
 /** Code lifetimes (spec: Pairing code). */
 export const ADMIN_CODE_TTL_SECONDS = 5 * 60;

@@ -6,7 +6,7 @@ import type {
 } from "@/db/tables/foundation.ts";
 import type { Selectable } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
 import { CODE_REUSE_WINDOW_MS } from "./codes.ts";
 import { inferCompany } from "./company.ts";
 

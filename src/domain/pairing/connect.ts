@@ -1,16 +1,16 @@
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { AgentRole, Plan } from "@/db/tables/foundation.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { projectPhase, workqueue } from "@/domain/projects/overview.ts";
 import { completeOpenSessions, openPairingSession } from "@/domain/sessions/open.ts";
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
-import { hashPairingCode, randomSecret, verifyPassword } from "@/domain/shared/crypto.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
+import { hashPairingCode, randomSecret, verifyPassword } from "@/domain/core/crypto.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
 import { CODE_MAX_STRIKES, normalizeCode } from "./codes.ts";
 import { agentProfile, codeUseOf, passwordRequired, targetRefusal, wrongPassword } from "./connect-plan.ts";
-import { pairingContext } from "./pairing-context.ts";
+import { pairingContext } from "@/domain/core/pairing-context.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
 export interface ConnectInput {

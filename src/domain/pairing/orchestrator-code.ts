@@ -1,5 +1,5 @@
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 import { issueAgentCode, ORCHESTRATOR_CODE_TTL_SECONDS } from "./codes.ts";
 
 export interface OrchestratorCodeInput {

@@ -1,6 +1,6 @@
-import type { ServiceCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
-import { hashPairingCode } from "@/domain/shared/crypto.ts";
+import type { ServiceCtx } from "@/domain/core/context.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
+import { hashPairingCode } from "@/domain/core/crypto.ts";
 import { CODE_MAX_STRIKES, CODE_REUSE_WINDOW_MS, normalizeCode } from "./codes.ts";
 
 /** Prompt look-ups allowed per client address per 5 minutes (documented design). */

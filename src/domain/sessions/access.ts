@@ -1,6 +1,6 @@
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import type { SessionRow } from "./serialize.ts";
 
 export interface LoadedSession {

@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
-import { DomainError, fail } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
+import { DomainError, fail } from "@/domain/core/errors.ts";
 import type { SessionActivitiesTable, SessionStatus } from "@/db/tables/foundation.ts";
 import { loadOwnSession } from "./access.ts";
 import { OPEN_SESSION_STATUSES } from "./close.ts";

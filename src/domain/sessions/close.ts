@@ -1,6 +1,6 @@
 import type { Trx } from "@/db/database.ts";
 import { revokeSessionTokens } from "@/domain/auth/revoke.ts";
-import { recordEvent } from "@/domain/events/record.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
 
 export const OPEN_SESSION_STATUSES = ["active", "awaiting_input", "error"] as const;
 

@@ -1,7 +1,7 @@
-import { DomainError, fail, type RecoveryAction } from "@/domain/shared/errors.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { isUuid } from "@/domain/tickets/refs.ts";
-import { boardReviewStatus, isReviewStatus } from "@/domain/handoff/review-mode.ts";
+import { DomainError, fail, type RecoveryAction } from "@/domain/core/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { isUuid } from "@/domain/core/ticket-refs.ts";
+import { boardReviewStatus, isReviewStatus } from "@/domain/core/review-mode.ts";
 import { closeSessions } from "./close.ts";
 
 /** Closeout items, in the order they are checked and reported. */

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { paginationOf } from "@/domain/shared/pagination.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { paginationOf } from "@/domain/core/pagination.ts";
 import { loadReadableSession } from "./access.ts";
 import { toActivity, toSession } from "./serialize.ts";
 

@@ -1,5 +1,5 @@
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { readCounter } from "@/domain/shared/counters.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { readCounter } from "@/domain/core/counters.ts";
 import { PLAN_HOURLY_UNITS, PROJECT_HOURLY_FACTOR } from "@/domain/limits/rate-limit.ts";
 import { projectPhase } from "@/domain/projects/overview.ts";
 import { toJson } from "@/db/tables/types.ts";

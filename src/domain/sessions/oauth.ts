@@ -1,5 +1,5 @@
 import type { Trx } from "@/db/database.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
+import type { Actor } from "@/domain/core/actor.ts";
 import { OPEN_SESSION_STATUSES } from "./close.ts";
 import { insertSession } from "./open.ts";
 

@@ -1,10 +1,10 @@
 import type { Trx } from "@/db/database.ts";
 import type { AgentRole } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { sessionScopes } from "@/domain/auth/scopes.ts";
+import { sessionScopes } from "@/domain/core/scopes.ts";
 import { nextIdleExpiry, SESSION_MAX_AGE_MS, SESSION_TOKEN_PREFIX } from "@/domain/auth/token-policy.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { hashToken, randomSecret } from "@/domain/core/crypto.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "./close.ts";
 
 export { revokeSessionTokens } from "@/domain/auth/revoke.ts";

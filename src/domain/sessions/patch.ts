@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import type { PlanItem } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import { loadSession } from "./access.ts";
 import { closedConflict } from "./activity.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "./close.ts";

@@ -6,11 +6,11 @@ import {
   SESSION_REFRESH_WINDOW_MS,
   SESSION_TOKEN_PREFIX,
 } from "@/domain/auth/token-policy.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx, ServiceCtx } from "@/domain/shared/context.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
-import { hashToken } from "@/domain/shared/crypto.ts";
-import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx, ServiceCtx } from "@/domain/core/context.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
+import { hashToken } from "@/domain/core/crypto.ts";
+import { DomainError, fail, recovery } from "@/domain/core/errors.ts";
 import { OPEN_SESSION_STATUSES } from "./close.ts";
 import { issueSessionToken } from "./open.ts";
 

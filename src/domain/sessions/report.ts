@@ -1,6 +1,6 @@
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
 import { loadOwnSession } from "./access.ts";
 import { closedConflict } from "./activity.ts";
 import { OPEN_SESSION_STATUSES } from "./close.ts";

@@ -1,9 +1,9 @@
 import { sql } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
-import { findTicketId, ticketNotFound } from "@/domain/tickets/refs.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
+import { findTicketId, ticketNotFound } from "@/domain/core/ticket-refs.ts";
 import { assertSprintWriter, listSprintsRecovery, sprintNotFound } from "./common.ts";
 
 export interface AssignInput {

@@ -1,8 +1,8 @@
 import type { Selectable } from "kysely";
 import type { SprintsTable } from "@/db/tables/work.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
-import { resolveRefRecovery } from "@/domain/tickets/refs.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { type DomainError, fail, recovery } from "@/domain/core/errors.ts";
+import { resolveRefRecovery } from "@/domain/core/ticket-refs.ts";
 import type { FieldError } from "@/shared/field-errors.ts";
 
 export type SprintRow = Selectable<SprintsTable>;

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import { endBeforeStart } from "@/shared/sprint-dates.ts";
 import { isUniqueViolation } from "@/db/errors.ts";
 import { assertSprintWriter, fixSprintFields } from "./common.ts";

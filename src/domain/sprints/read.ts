@@ -1,6 +1,6 @@
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
-import { priorityOf } from "@/domain/tickets/serialize.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
+import { priorityOf } from "@/domain/core/ticket-serialize.ts";
 import { sprintNotFound, toSprint } from "./common.ts";
 import type { ReleaseNotes } from "./release.ts";
 

@@ -1,6 +1,6 @@
 import type { Trx } from "@/db/database.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import type { SprintRow } from "./common.ts";
 
 export interface DoneTicket {

@@ -1,9 +1,9 @@
 import { revokeTokens } from "@/domain/auth/revoke.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "@/domain/sessions/close.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 
 /**
  * DELETE /subagent/session: unregisters the caller's sub-agent, revokes its tokens and completes its

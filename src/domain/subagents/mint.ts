@@ -1,16 +1,16 @@
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { revokeTokens } from "@/domain/auth/revoke.ts";
-import { SUBAGENT_SCOPES } from "@/domain/auth/scopes.ts";
+import { SUBAGENT_SCOPES } from "@/domain/core/scopes.ts";
 import { SUBAGENT_TOKEN_PREFIX } from "@/domain/auth/token-policy.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "@/domain/sessions/close.ts";
 import { insertSession } from "@/domain/sessions/open.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { hashToken, randomSecret } from "@/domain/core/crypto.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 
 export const SUBAGENT_DEFAULT_TTL_HOURS = 24;
 

@@ -1,7 +1,7 @@
 import type { Trx } from "@/db/database.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
-import { excerpt } from "./serialize.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
+import { excerpt } from "@/domain/core/thread-serialize.ts";
 
 export interface ThreadActivity {
   projectId: string;

@@ -1,10 +1,10 @@
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
-import { actorDisplayName } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
+import { actorDisplayName } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import { closeOpenThreads, type ThreadFilter } from "./close.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
-import { excerpt } from "./serialize.ts";
+import { excerpt } from "@/domain/core/thread-serialize.ts";
 
 export interface CloseBulkInput {
   outcome: string;

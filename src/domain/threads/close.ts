@@ -1,10 +1,10 @@
 import type { Trx } from "@/db/database.ts";
-import { actorDisplayName } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import { actorDisplayName } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
-import { excerpt } from "./serialize.ts";
+import { excerpt } from "@/domain/core/thread-serialize.ts";
 
 /**
  * POST /thread/{threadId}/close: records the outcome and closes an open thread. The close is a

@@ -1,7 +1,7 @@
 import type { DbOrTrx } from "@/db/database.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { hitCounter } from "@/domain/shared/counters.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { hitCounter } from "@/domain/core/counters.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 
 /** 404 FEATURE_DISABLED on every thread endpoint while the project setting `threadsEnabled` is false. */
 export async function assertThreadsEnabled(db: DbOrTrx, projectId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import type { Trx } from "@/db/database.ts";
-import { excerpt } from "./serialize.ts";
+import { excerpt } from "@/domain/core/thread-serialize.ts";
 
 /**
  * Mention syntax (THREAD-024, THREAD-025): `@name` where name is letters, digits, `_`, `-`, `.` and `/`

@@ -1,7 +1,7 @@
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { resolveTicketRef } from "@/domain/tickets/refs.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { resolveTicketRef } from "@/domain/core/ticket-refs.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
 

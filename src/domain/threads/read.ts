@@ -1,7 +1,7 @@
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 import { assertThreadsEnabled } from "./guard.ts";
-import { loadThread } from "./serialize.ts";
+import { loadThread } from "@/domain/core/thread-serialize.ts";
 
 /** GET /thread/{threadId}: the thread with its messages oldest first; another project's thread is unknown. */
 export async function getThread(ctx: ActorCtx, threadId: string) {

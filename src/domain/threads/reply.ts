@@ -1,10 +1,10 @@
-import { actorDisplayName } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import { actorDisplayName } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
 import { notifyMentions } from "./mentions.ts";
-import { excerpt } from "./serialize.ts";
+import { excerpt } from "@/domain/core/thread-serialize.ts";
 
 /**
  * POST /thread/{threadId}/reply. The message is inserted only while the thread is open: the thread row

@@ -1,6 +1,6 @@
-import { actorDisplayName } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import { actorDisplayName } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 import type { ThreadStatus } from "@/shared/vocabulary.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { closeOpenThreads } from "./close.ts";

@@ -1,12 +1,12 @@
 import type { AcceptanceCriterion } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
 import { ticketNextAction } from "./next-action.ts";
 import { loadProject } from "./project-info.ts";
-import { isUuid, pathTicketNotFound } from "./refs.ts";
-import { TERMINAL_STATUSES } from "./workflow.ts";
+import { isUuid, pathTicketNotFound } from "@/domain/core/ticket-refs.ts";
+import { TERMINAL_STATUSES } from "@/domain/core/workflow.ts";
 
 export interface AdditionalCriterion {
   title: string;

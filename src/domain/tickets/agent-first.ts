@@ -1,4 +1,4 @@
-import { type DomainError, fail, recovery } from "@/domain/shared/errors.ts";
+import { type DomainError, fail, recovery } from "@/domain/core/errors.ts";
 import type { FieldError } from "@/shared/field-errors.ts";
 
 const PATH_IN_TEXT = /(?:^|[\s`'"(])((?:[\w.-]+\/)+[\w.-]+\.[A-Za-z0-9]{1,8})(?=$|[\s`'",):;])/g;

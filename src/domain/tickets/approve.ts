@@ -1,14 +1,14 @@
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
 import { approvalRefusal, assertNotHumanOnly } from "./permissions.ts";
-import { isUuid, pathTicketNotFound } from "./refs.ts";
-import type { TicketRow } from "./serialize.ts";
+import { isUuid, pathTicketNotFound } from "@/domain/core/ticket-refs.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import { loadProject, type ProjectBoard, reviewEntry } from "./ticket-context.ts";
-import { checkTested } from "./transitions.ts";
+import { checkTested } from "@/domain/core/transitions.ts";
 import {
   appendReviewHistory,
   invalidTransitionError,
@@ -17,7 +17,7 @@ import {
   moveStatus,
   statusConflictError,
   validTransitions,
-} from "./workflow.ts";
+} from "@/domain/core/workflow.ts";
 
 export interface ApproveInput {
   comment?: string | undefined;

@@ -2,13 +2,13 @@ import { type Selectable, sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { TicketArtifactsTable } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 import { ticketByPathId } from "./approve.ts";
 import { relationOf } from "./permissions.ts";
-import type { TicketRow } from "./serialize.ts";
-import { isUuid } from "./refs.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
+import { isUuid } from "@/domain/core/ticket-refs.ts";
 
 export type ArtifactType = "pull_request" | "branch" | "commit" | "deploy";
 export type ArtifactStatus = "open" | "merged" | "closed";

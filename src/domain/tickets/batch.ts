@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from "@/db/unavailable.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { DomainError } from "@/domain/shared/errors.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { DomainError } from "@/domain/core/errors.ts";
 import { createTicket, type CreateTicketFields } from "./create.ts";
 import { ticketUrl } from "./project-info.ts";
 import { loggableError } from "@/shared/log-safe.ts";

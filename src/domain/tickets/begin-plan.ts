@@ -1,9 +1,9 @@
-import type { Actor } from "@/domain/shared/actor.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
-import type { TicketRow } from "./serialize.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import type { ProjectBoard } from "./ticket-context.ts";
-import { checkCriteria } from "./transitions.ts";
-import { boardColumns, invalidTransitionError, isReviewStatus, isTerminal } from "./workflow.ts";
+import { checkCriteria } from "@/domain/core/transitions.ts";
+import { boardColumns, invalidTransitionError, isReviewStatus, isTerminal } from "@/domain/core/workflow.ts";
 
 export interface BeginInput {
   ticketId: string;

@@ -1,16 +1,16 @@
 import { acquireClaims } from "@/domain/claims/acquire.ts";
 import type { Trx } from "@/db/database.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { writeSystemEntry } from "@/domain/ledger/system-entry.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { workSessionOf } from "@/domain/sessions/oauth.ts";
-import { type Actor, actorDisplayName } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import { type Actor, actorDisplayName } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
 import { type BeginInput, type BeginPlan, beginResponse, planBegin } from "./begin-plan.ts";
 import { assertNotHumanOnly, heldByAnother, relationOf } from "./permissions.ts";
-import { resolveTicketRef } from "./refs.ts";
-import type { TicketRow } from "./serialize.ts";
+import { resolveTicketRef } from "@/domain/core/ticket-refs.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import { loadProject } from "./ticket-context.ts";
-import { moveStatus, observedConflict } from "./workflow.ts";
+import { moveStatus, observedConflict } from "@/domain/core/workflow.ts";
 
 export type { BeginInput } from "./begin-plan.ts";
 

@@ -1,15 +1,15 @@
 import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kysely";
-import { identityName } from "@/domain/shared/actor.ts";
+import { identityName } from "@/domain/core/actor.ts";
 import type { Database, DbOrTrx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
-import { isUuid } from "./refs.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
+import { isUuid } from "@/domain/core/ticket-refs.ts";
 import { ticketNextAction } from "./next-action.ts";
 import { loadProject } from "./project-info.ts";
-import { TICKET_FIELDS, type TicketFields, toTicket } from "./serialize.ts";
-import { boardColumns, TERMINAL_STATUSES } from "./workflow.ts";
+import { TICKET_FIELDS, type TicketFields, toTicket } from "@/domain/core/ticket-serialize.ts";
+import { boardColumns, TERMINAL_STATUSES } from "@/domain/core/workflow.ts";
 
 export interface BoardInput {
   status?: string | undefined;

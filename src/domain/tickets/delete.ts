@@ -1,10 +1,10 @@
 import { sql } from "kysely";
-import { identityName } from "@/domain/shared/actor.ts";
+import { identityName } from "@/domain/core/actor.ts";
 import type { Trx } from "@/db/database.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail, recovery } from "@/domain/shared/errors.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import { resolveTicketRef } from "./refs.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail, recovery } from "@/domain/core/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import { resolveTicketRef } from "@/domain/core/ticket-refs.ts";
 import { loadProject } from "./project-info.ts";
 
 /** Statuses in which a ticket is being worked on or reviewed and cannot be deleted. */

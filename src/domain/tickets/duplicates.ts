@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { TERMINAL_STATUSES } from "./workflow.ts";
+import { TERMINAL_STATUSES } from "@/domain/core/workflow.ts";
 
 export const DUPLICATE_THRESHOLD = 0.4;
 export const MAX_DUPLICATES = 5;

@@ -1,7 +1,7 @@
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
 import { readBoard } from "./board.ts";
 import { loadProject } from "./project-info.ts";
-import { boardColumns, isTerminal } from "./workflow.ts";
+import { boardColumns, isTerminal } from "@/domain/core/workflow.ts";
 
 export interface IssueInput {
   state: "open" | "closed" | "all";

@@ -1,4 +1,4 @@
-import type { TicketFields } from "./serialize.ts";
+import type { TicketFields } from "@/domain/core/ticket-serialize.ts";
 
 export interface TicketNextAction {
   action: string;

@@ -2,10 +2,10 @@ import type { UpdateObject } from "kysely";
 import type { PatchTicketInput } from "@/contracts/workflow.ts";
 import type { Database } from "@/db/database.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { fail } from "@/domain/core/errors.ts";
 import { notYours, relationOf } from "./permissions.ts";
-import type { TicketRow } from "./serialize.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 import { reviewEntry } from "./ticket-context.ts";
 import {
   actionTarget,
@@ -13,7 +13,7 @@ import {
   planAction,
   type ReviewHandoff,
   type TicketAction,
-} from "./transitions.ts";
+} from "@/domain/core/transitions.ts";
 import {
   appendReviewHistory,
   boardColumns,
@@ -21,7 +21,7 @@ import {
   isReviewStatus,
   REVIEWER_TARGETS,
   unknownStatusError,
-} from "./workflow.ts";
+} from "@/domain/core/workflow.ts";
 
 export const TITLE_FIELDS = ["title", "description"];
 export const MOVE_FIELDS = ["action", "status"];

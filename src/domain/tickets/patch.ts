@@ -3,10 +3,10 @@ import type { PatchTicketInput } from "@/contracts/workflow.ts";
 import type { Database, DbOrTrx, Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
-import { recordEvent } from "@/domain/events/record.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { fail } from "@/domain/shared/errors.ts";
+import { recordEvent } from "@/domain/core/record-event.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { fail } from "@/domain/core/errors.ts";
 import {
   changedFields,
   decideMove,
@@ -22,7 +22,7 @@ import {
   orchestratorCannotClaim,
   relationOf,
 } from "./permissions.ts";
-import { type TicketRow, withPriority } from "./serialize.ts";
+import { type TicketRow, withPriority } from "@/domain/core/ticket-serialize.ts";
 import { loadTicketTarget, type TicketTarget } from "./ticket-context.ts";
 import {
   assertTested,
@@ -32,8 +32,14 @@ import {
   checkTransition,
   type ReviewHandoff,
   type TicketAction,
-} from "./transitions.ts";
-import { isReviewStatus, isTerminal, moveStatus, observedConflict, statusConflictError } from "./workflow.ts";
+} from "@/domain/core/transitions.ts";
+import {
+  isReviewStatus,
+  isTerminal,
+  moveStatus,
+  observedConflict,
+  statusConflictError,
+} from "@/domain/core/workflow.ts";
 
 /** The PATCH /ticket response. */
 export function patchedTicket(row: TicketRow, prefix: string) {

@@ -1,9 +1,9 @@
 import type { DbOrTrx } from "@/db/database.ts";
 import type { AgentRole } from "@/db/tables/foundation.ts";
-import type { Actor } from "@/domain/shared/actor.ts";
-import { DomainError, fail, recovery } from "@/domain/shared/errors.ts";
-import type { TicketRow } from "./serialize.ts";
-import type { ReviewMode } from "./workflow.ts";
+import type { Actor } from "@/domain/core/actor.ts";
+import { DomainError, fail, recovery } from "@/domain/core/errors.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
+import type { ReviewMode } from "@/domain/core/workflow.ts";
 
 /** How the caller relates to a ticket. An agent and its sub-agents share one identity (the agent id). */
 export interface Relation {

@@ -1,12 +1,12 @@
-import { toLedgerEntry } from "@/domain/ledger/serialize.ts";
+import { toLedgerEntry } from "@/domain/core/ledger-serialize.ts";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { type Pagination, paginationOf } from "@/domain/shared/pagination.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { type Pagination, paginationOf } from "@/domain/core/pagination.ts";
 import type { CiState } from "@/shared/vocabulary.ts";
-import { toThreadSummary } from "@/domain/threads/serialize.ts";
-import { findTicketId, ticketNotFound } from "./refs.ts";
-import { type TicketRow, toTicket } from "./serialize.ts";
+import { toThreadSummary } from "@/domain/core/thread-serialize.ts";
+import { findTicketId, ticketNotFound } from "@/domain/core/ticket-refs.ts";
+import { type TicketRow, toTicket } from "@/domain/core/ticket-serialize.ts";
 import { loadProject } from "./project-info.ts";
 
 export type TicketInclude = "comments" | "ledger" | "threads" | "activities" | "pullRequests" | "ciStatus";

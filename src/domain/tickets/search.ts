@@ -1,10 +1,10 @@
 import { sql, type SqlBool } from "kysely";
-import type { ActorCtx } from "@/domain/shared/context.ts";
-import { paginationOf } from "@/domain/shared/pagination.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
+import { paginationOf } from "@/domain/core/pagination.ts";
 import { boardFilters, boardWhere } from "./board.ts";
 import { loadProject } from "./project-info.ts";
-import { toTicket } from "./serialize.ts";
-import { boardColumns } from "./workflow.ts";
+import { toTicket } from "@/domain/core/ticket-serialize.ts";
+import { boardColumns } from "@/domain/core/workflow.ts";
 
 export interface SearchInput {
   q: string;

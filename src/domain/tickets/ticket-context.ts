@@ -1,9 +1,9 @@
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
-import { type Actor, actorDisplayName } from "@/domain/shared/actor.ts";
-import type { ReviewMode } from "./workflow.ts";
-import { parseTicketRef, ticketNotFound } from "./refs.ts";
-import type { TicketRow } from "./serialize.ts";
+import { type Actor, actorDisplayName } from "@/domain/core/actor.ts";
+import type { ReviewMode } from "@/domain/core/workflow.ts";
+import { parseTicketRef, ticketNotFound } from "@/domain/core/ticket-refs.ts";
+import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
 
 export interface ProjectBoard {
   id: string;

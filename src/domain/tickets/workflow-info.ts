@@ -1,6 +1,6 @@
-import type { ActorCtx } from "@/domain/shared/context.ts";
+import type { ActorCtx } from "@/domain/core/context.ts";
 import { loadProject } from "./ticket-context.ts";
-import { describeWorkflow } from "./transitions.ts";
+import { describeWorkflow } from "@/domain/core/transitions.ts";
 
 /** GET /workflow: the caller's board, transitions, actions and review guards. */
 export async function getWorkflow(ctx: ActorCtx) {

@@ -3,7 +3,7 @@ import { getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
 import { clientAddress } from "@/http/client-address.ts";
-import { randomSecret, timingSafeEqual } from "@/domain/shared/crypto.ts";
+import { randomSecret, timingSafeEqual } from "@/domain/core/crypto.ts";
 import { issuerOf } from "@/domain/oauth/access-token.ts";
 import {
   type AuthorizeParams,

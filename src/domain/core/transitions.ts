@@ -1,8 +1,8 @@
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
 import { TICKET_ACTIONS, type TicketAction } from "@/shared/vocabulary.ts";
-import type { TicketRow } from "./serialize.ts";
+import type { TicketRow } from "./ticket-serialize.ts";
 import {
   boardColumns,
   invalidTransitionError,

@@ -2,7 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { type EventInput, recordEvent } from "@/domain/events/record.ts";
+import { type EventInput, recordEvent } from "@/domain/core/record-event.ts";
 
 export interface SystemEntryInput {
   projectId: string;

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { identityName } from "@/domain/shared/actor.ts";
+import { identityName } from "@/domain/core/actor.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 
 /** The agent-facing skill document: how to work with the service. Kept short; the full reference is /docs. */

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { CLAIM_GRACE_MS } from "./policy.ts";
+import { CLAIM_GRACE_MS } from "./claim-policy.ts";
 
 /** `lower(<column>) IN (lower($1), ...)`: `column` names one of `files` in any letter case (`files` not empty). */
 export function fileKeyIn(column: string, files: string[]): RawBuilder<boolean> {

@@ -1,5 +1,5 @@
 import type { DbOrTrx } from "@/db/database.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KEY = /^([A-Z]{2,10})-(\d{1,9})$/;

@@ -2,9 +2,9 @@ import { sql } from "kysely";
 import type { Database, DbOrTrx } from "@/db/database.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { writeWithEvent } from "@/domain/events/record.ts";
-import { DomainError, recovery } from "@/domain/shared/errors.ts";
-import type { TicketRow } from "./serialize.ts";
+import { writeWithEvent } from "@/domain/core/record-event.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
+import type { TicketRow } from "./ticket-serialize.ts";
 import type { UpdateObject } from "kysely";
 
 /**

@@ -1,6 +1,6 @@
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { AcceptanceCriterion } from "@/db/tables/work.ts";
-import { boardColumns, REVIEW_STATUSES, reviewColumn } from "@/domain/tickets/workflow.ts";
+import { boardColumns, REVIEW_STATUSES, reviewColumn } from "@/domain/core/workflow.ts";
 import type { ReviewMode } from "@/shared/vocabulary.ts";
 
 export type { ReviewMode };

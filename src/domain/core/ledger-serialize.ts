@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { identityName } from "@/domain/shared/actor.ts";
+import { identityName } from "@/domain/core/actor.ts";
 import type { LedgerEntrySchema } from "@/contracts/ledger.ts";
 import type { Selectable } from "kysely";
 import type { LedgerEntriesTable } from "@/db/tables/work.ts";

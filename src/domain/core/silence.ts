@@ -1,5 +1,5 @@
 import { type RawBuilder, sql } from "kysely";
-import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
+import { sameSubAgent } from "@/domain/core/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 
 export const DEFAULT_LEDGER_STALE_MINUTES = 15;
