@@ -123,11 +123,8 @@ export function cycleEdges(graph: Graph, component: string[]): string[] {
   );
 }
 
-/** The vendored driver is not ours to untie (issue 23 point 4 moves it to vendor/). */
-export const VENDORED = (path: string): boolean => path.startsWith("db/postgres-js/");
-
 if (import.meta.main) {
-  const files = await fileGraph(VENDORED);
+  const files = await fileGraph();
   const folders = folderGraph(files);
   const folderCycles = cycles(folders);
   const fileCycles = cycles(files);

@@ -1,4 +1,4 @@
-import { parseTrustedProxies } from "@/http/client-address.ts";
+import { parseTrustedProxies } from "@/shared/client-address.ts";
 
 /** Runtime configuration, read once from the environment by main.ts and passed down. */
 export interface Config {

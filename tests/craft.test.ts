@@ -13,7 +13,6 @@ import {
   folderGraph,
   type Graph,
   importSpecifiers,
-  VENDORED,
 } from "../scripts/import-graph.ts";
 
 const SRC = new URL("../src/", import.meta.url);
@@ -171,17 +170,6 @@ test("craft: the HTTP rule sees hono imports, responses and headers", () => {
  * `deno run -A scripts/import-graph.ts` prints.
  */
 
-/**
- * The file cycles still known (issue 23 point 5 unties them, in parallel): a cycle passes only when
- * every file of it matches one entry. The list can only shrink; delete an entry once its knot is untied.
- */
-const KNOWN_FILE_CYCLES: { issue: string; files: RegExp }[] = [
-  // config.ts <-> http/env.ts (through http/client-address.ts).
-  { issue: "issue 23 point 5", files: /^(config\.ts|http\/env\.ts|http\/client-address\.ts)$/ },
-  // dashboard/app.tsx <-> its pages and the dashboard's actions surface (being renamed in parallel).
-  { issue: "issue 23 point 5", files: /^dashboard\/[^/]+\.tsx?$/ },
-];
-
 const CORE_MAY_IMPORT = /^(shared\/|db\/|contracts\/|clock\.ts$|domain\/core\/)/;
 
 /** Files of src/domain/core that import anything under src/ but the core's allowed layers, as `a -> b`. */
@@ -196,7 +184,7 @@ function graphOf(edges: Record<string, string[]>): Graph {
 }
 
 test("craft: no cycle between the folders of src/domain", async () => {
-  const folders = folderGraph(await fileGraph(VENDORED));
+  const folders = folderGraph(await fileGraph());
   const found = cycles(folders).map((c) => `[${c.join(", ")}]: ${cycleEdges(folders, c).join("; ")}`);
   assert.deepEqual(found, [], `move the shared helper into src/domain/core:\n${found.join("\n")}`);
 });
@@ -222,9 +210,8 @@ test("craft: the domain-folder cycle rule sees a planted cycle", () => {
 });
 
 test("craft: no import cycle between files under src/ (type-only imports included)", async () => {
-  const known = (cycle: string[]) => KNOWN_FILE_CYCLES.some(({ files }) => cycle.every((f) => files.test(f)));
-  const files = await fileGraph(VENDORED);
-  const found = cycles(files).filter((c) => !known(c)).map((c) => cycleEdges(files, c).join("; "));
+  const files = await fileGraph();
+  const found = cycles(files).map((c) => cycleEdges(files, c).join("; "));
   assert.deepEqual(
     found,
     [],
@@ -259,7 +246,7 @@ test("craft: the file cycle rule sees type-only imports and re-exports", () => {
 });
 
 test("craft: src/domain/core imports only shared, db, contracts, clock and core", async () => {
-  const offenders = coreOffenders(await fileGraph(VENDORED));
+  const offenders = coreOffenders(await fileGraph());
   assert.deepEqual(offenders, [], `the core knows no feature; split these:\n${offenders.join("\n")}`);
   const planted = graphOf({
     "domain/core/refs.ts": ["db/database.ts", "shared/vocabulary.ts", "contracts/common.ts", "clock.ts"],

@@ -12,7 +12,7 @@ import { currentBrief } from "@/domain/dashboard/actions.ts";
 import { may } from "@/domain/dashboard/access.ts";
 import { Board, Ticket } from "./pages.tsx";
 import { Agents, Brief, Claims, Ledger, Pair, Sprint, Sprints, Thread, Threads } from "./views.tsx";
-import { notFoundPage, page, projectRequest } from "./app.tsx";
+import { notFoundPage, page, projectRequest } from "./respond.tsx";
 import type { Section } from "./layout.tsx";
 
 function pageNumber(v: string | undefined): number {

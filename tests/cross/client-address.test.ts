@@ -7,7 +7,7 @@ import {
   parseIp,
   parseTrustedProxies,
   selectClientAddress,
-} from "@/http/client-address.ts";
+} from "@/shared/client-address.ts";
 import { readConfig } from "@/config.ts";
 import { createApp } from "@/app.ts";
 

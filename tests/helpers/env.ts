@@ -1,7 +1,7 @@
 import postgres from "postgres";
 import { PGlite } from "@electric-sql/pglite";
 import { createApp } from "@/app.ts";
-import { LOOPBACK_PROXIES } from "@/http/client-address.ts";
+import { LOOPBACK_PROXIES } from "@/shared/client-address.ts";
 import { systemClock } from "@/clock.ts";
 import { type Config, readConfig } from "@/config.ts";
 import type { Db } from "@/db/database.ts";

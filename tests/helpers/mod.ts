@@ -30,16 +30,26 @@ export function env(): Promise<TestEnv> {
   return shared.env;
 }
 
+/**
+ * When a test cannot run here: `ignore` true makes the runner report it as ignored (never as passed), and
+ * `reason` says why, appended to its name (`... [ignored: needs TEST_DATABASE_URL]`).
+ */
+export interface TestOptions {
+  ignore?: boolean;
+  reason?: string;
+}
+
 /** `Deno.test` without the op and resource sanitizers (database clients keep sockets open). */
 export function test(
   name: string,
   fn: (t: Deno.TestContext) => Promise<void> | void,
-  options: { ignore?: boolean } = {},
+  options: TestOptions = {},
 ): void {
   const file = registeringFile;
+  const ignore = options.ignore ?? false;
   Deno.test({
-    name,
-    ...options,
+    name: ignore && options.reason ? `${name} [ignored: ${options.reason}]` : name,
+    ignore,
     fn: (t) => {
       runningFile = file;
       return fn(t);

@@ -123,134 +123,135 @@ async function startService() {
   };
 }
 
-test("the README walkthrough runs as written against a fresh service and ends with the ticket in done", async () => {
-  if (Deno.env.get("TEST_DATABASE_URL")) {
-    // It starts its own service on the embedded database, as a fresh clone does: once per CI run is enough.
-    console.log(
-      "tests/ops/walkthrough.test.ts skipped on the PostgreSQL run (it starts its own embedded service)",
+test(
+  "the README walkthrough runs as written against a fresh service and ends with the ticket in done",
+  async () => {
+    const readme = await Deno.readTextFile(new URL("README.md", `file://${ROOT}`));
+    const { intro, steps } = walkthroughOf(readme);
+    const commands = steps.flatMap((s) =>
+      s.lines.filter((l) => !ASSIGNMENTS.test(l.replace(/\s+#.*$/, "").replace(/<[^>]+>/g, "x")))
     );
-    return;
-  }
-  const readme = await Deno.readTextFile(new URL("README.md", `file://${ROOT}`));
-  const { intro, steps } = walkthroughOf(readme);
-  const commands = steps.flatMap((s) =>
-    s.lines.filter((l) => !ASSIGNMENTS.test(l.replace(/\s+#.*$/, "").replace(/<[^>]+>/g, "x")))
-  );
-  // The counts the README states are the counts it has.
-  const counted = `${steps.length - 1} steps, ${commands.length} commands`;
-  assert.ok(intro.includes(counted), `the README's walkthrough should say "${counted}"`);
-  const service = await startService();
-  assert.notEqual(service.port, 8787);
-  const answers: unknown[] = [];
-  const transcript: string[] = [];
-  let prelude = "set -e";
-  const fill = (line: string) =>
-    line.replace(/<([a-zA-Z][\w ]*)>/g, (_m, name: string) => {
-      if (name.includes(" ")) {
-        const value = service.log[name];
-        assert.ok(value, `no "${name}" in the start log`);
-        return value;
+    // The counts the README states are the counts it has.
+    const counted = `${steps.length - 1} steps, ${commands.length} commands`;
+    assert.ok(intro.includes(counted), `the README's walkthrough should say "${counted}"`);
+    const service = await startService();
+    assert.notEqual(service.port, 8787);
+    const answers: unknown[] = [];
+    const transcript: string[] = [];
+    let prelude = "set -e";
+    const fill = (line: string) =>
+      line.replace(/<([a-zA-Z][\w ]*)>/g, (_m, name: string) => {
+        if (name.includes(" ")) {
+          const value = service.log[name];
+          assert.ok(value, `no "${name}" in the start log`);
+          return value;
+        }
+        for (let i = answers.length - 1; i >= 0; i--) {
+          const value = fieldOf(answers[i], name);
+          if (value !== undefined) return String(value);
+        }
+        throw new Error(`placeholder <${name}>: no earlier answer has a "${name}" field`);
+      });
+    const calls: { at: number; call: string; status: number }[] = [];
+    const suggestions: { at: number; endpoint: string; from: string }[] = [];
+    let handoffNext = "";
+    let handoff: { warnings?: string[]; review?: { qaRunId?: string | null } } = {};
+    let approval: { warnings?: string[]; qa?: { status: string; pendingTests: number } | null } = {};
+    let ticketId = "";
+    let finalStatus = "";
+    try {
+      for (const step of steps) {
+        for (const written of step.lines) {
+          const expected = /#\s*->\s*(\d{3})\b/.exec(written)?.[1];
+          const line = fill(written.replace(/\s+#.*$/, "")).replace(/^npx -y deno /, `"${Deno.execPath()}" `);
+          if (ASSIGNMENTS.test(line)) {
+            prelude += `\n${line}`;
+            continue;
+          }
+          const isCurl = line.startsWith("curl -s ");
+          const script = `${prelude}\n${
+            isCurl ? line.replace(/^curl -s /, `curl -s -w '\\n%{http_code}' `) : line
+          }`;
+          const out = await new Deno.Command("bash", {
+            args: ["-c", script],
+            cwd: ROOT,
+            // A second terminal: PATH and the port the service was started on, nothing else.
+            clearEnv: true,
+            env: {
+              PATH: Deno.env.get("PATH") ?? "",
+              HOME: Deno.env.get("HOME") ?? "",
+              ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+              PORT: String(service.port),
+              NO_COLOR: "1",
+            },
+            stdout: "piped",
+            stderr: "piped",
+          }).output();
+          const stdout = new TextDecoder().decode(out.stdout).trim();
+          const stderr = new TextDecoder().decode(out.stderr);
+          assert.equal(out.code, 0, `${step.title}: \`${written}\` exited ${out.code}\n${stdout}\n${stderr}`);
+          let body = stdout;
+          let status = 200;
+          if (isCurl) {
+            const cut = stdout.lastIndexOf("\n");
+            status = Number(stdout.slice(cut + 1));
+            body = cut < 0 ? "" : stdout.slice(0, cut);
+          }
+          transcript.push(`${step.title}: ${written.slice(0, 70)} -> ${status}`);
+          const answered = `${step.title}: \`${written}\` answered ${status}\n${body}`;
+          if (expected) assert.equal(status, Number(expected), answered);
+          else assert.ok(status >= 200 && status < 300, answered);
+          const parsed = JSON.parse(body);
+          answers.push(parsed);
+          if (isCurl) {
+            const method = /-X (\w+)/.exec(line)?.[1] ?? "GET";
+            calls.push({
+              at: transcript.length,
+              call: `${method} ${/\$O\/api(\/[^"\s?]*)/.exec(written)?.[1]}`,
+              status,
+            });
+          }
+          const next = parsed.data?.nextAction;
+          if (next?.endpoint) {
+            suggestions.push({ at: transcript.length, endpoint: next.endpoint, from: step.title });
+          }
+          if (/\/api\/handoff /.test(written)) {
+            handoffNext = next?.message ?? "";
+            handoff = parsed.data;
+          }
+          if (/\/approve /.test(written)) approval = parsed.data;
+          if (/\/api\/ticket -H/.test(written) && parsed.data?.ticketRef) {
+            assert.equal(parsed.data.ticketRef, "DEMO-1", "the README says the first ticket is DEMO-1");
+            ticketId = parsed.data.id;
+          }
+          if (/ticket\?key=DEMO-1/.test(written)) finalStatus = parsed.data.status;
+        }
       }
-      for (let i = answers.length - 1; i >= 0; i--) {
-        const value = fieldOf(answers[i], name);
-        if (value !== undefined) return String(value);
-      }
-      throw new Error(`placeholder <${name}>: no earlier answer has a "${name}" field`);
-    });
-  const calls: { at: number; call: string; status: number }[] = [];
-  const suggestions: { at: number; endpoint: string; from: string }[] = [];
-  let handoffNext = "";
-  let handoff: { warnings?: string[]; review?: { qaRunId?: string | null } } = {};
-  let approval: { warnings?: string[]; qa?: { status: string; pendingTests: number } | null } = {};
-  let ticketId = "";
-  let finalStatus = "";
-  try {
-    for (const step of steps) {
-      for (const written of step.lines) {
-        const expected = /#\s*->\s*(\d{3})\b/.exec(written)?.[1];
-        const line = fill(written.replace(/\s+#.*$/, "")).replace(/^npx -y deno /, `"${Deno.execPath()}" `);
-        if (ASSIGNMENTS.test(line)) {
-          prelude += `\n${line}`;
-          continue;
-        }
-        const isCurl = line.startsWith("curl -s ");
-        const script = `${prelude}\n${
-          isCurl ? line.replace(/^curl -s /, `curl -s -w '\\n%{http_code}' `) : line
-        }`;
-        const out = await new Deno.Command("bash", {
-          args: ["-c", script],
-          cwd: ROOT,
-          // A second terminal: PATH and the port the service was started on, nothing else.
-          clearEnv: true,
-          env: {
-            PATH: Deno.env.get("PATH") ?? "",
-            HOME: Deno.env.get("HOME") ?? "",
-            ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
-            PORT: String(service.port),
-            NO_COLOR: "1",
-          },
-          stdout: "piped",
-          stderr: "piped",
-        }).output();
-        const stdout = new TextDecoder().decode(out.stdout).trim();
-        const stderr = new TextDecoder().decode(out.stderr);
-        assert.equal(out.code, 0, `${step.title}: \`${written}\` exited ${out.code}\n${stdout}\n${stderr}`);
-        let body = stdout;
-        let status = 200;
-        if (isCurl) {
-          const cut = stdout.lastIndexOf("\n");
-          status = Number(stdout.slice(cut + 1));
-          body = cut < 0 ? "" : stdout.slice(0, cut);
-        }
-        transcript.push(`${step.title}: ${written.slice(0, 70)} -> ${status}`);
-        const answered = `${step.title}: \`${written}\` answered ${status}\n${body}`;
-        if (expected) assert.equal(status, Number(expected), answered);
-        else assert.ok(status >= 200 && status < 300, answered);
-        const parsed = JSON.parse(body);
-        answers.push(parsed);
-        if (isCurl) {
-          const method = /-X (\w+)/.exec(line)?.[1] ?? "GET";
-          calls.push({
-            at: transcript.length,
-            call: `${method} ${/\$O\/api(\/[^"\s?]*)/.exec(written)?.[1]}`,
-            status,
-          });
-        }
-        const next = parsed.data?.nextAction;
-        if (next?.endpoint) {
-          suggestions.push({ at: transcript.length, endpoint: next.endpoint, from: step.title });
-        }
-        if (/\/api\/handoff /.test(written)) {
-          handoffNext = next?.message ?? "";
-          handoff = parsed.data;
-        }
-        if (/\/approve /.test(written)) approval = parsed.data;
-        if (/\/api\/ticket -H/.test(written) && parsed.data?.ticketRef) {
-          assert.equal(parsed.data.ticketRef, "DEMO-1", "the README says the first ticket is DEMO-1");
-          ticketId = parsed.data.id;
-        }
-        if (/ticket\?key=DEMO-1/.test(written)) finalStatus = parsed.data.status;
-      }
+    } finally {
+      await service.stop();
     }
-  } finally {
-    await service.stop();
-  }
-  assert.ok(ticketId, transcript.join("\n"));
-  assert.equal(finalStatus, "done", transcript.join("\n"));
-  assert.equal(transcript.length, commands.length);
-  // The service's nextAction suggestions along the way are calls the walkthrough then makes, successfully
-  // (a `$VAR` segment of a written path stands for the id the suggestion names).
-  assert.ok(suggestions.length >= 2, JSON.stringify(suggestions));
-  for (const s of suggestions) {
-    const followed = calls.find((c) => c.at > s.at && c.status < 300 && sameCall(c.call, s.endpoint));
-    assert.ok(followed, `${s.from}: nextAction ${s.endpoint} is never called successfully afterwards`);
-  }
-  // The generator's token ends with its handoff: the suggestion says to pair again first.
-  assert.match(handoffNext, /POST \/pair\/connect/);
-  // Without a warning on the way: the TESTED entry names the ticket's verificationCommand (HAND-048) and
-  // the QA run the handoff opened is complete when the ticket is approved.
-  assert.deepEqual(handoff.warnings ?? [], [], JSON.stringify(handoff));
-  assert.ok(handoff.review?.qaRunId, JSON.stringify(handoff));
-  assert.deepEqual(approval.warnings ?? [], [], JSON.stringify(approval));
-  assert.equal(approval.qa?.status, "passed", JSON.stringify(approval));
-});
+    assert.ok(ticketId, transcript.join("\n"));
+    assert.equal(finalStatus, "done", transcript.join("\n"));
+    assert.equal(transcript.length, commands.length);
+    // The service's nextAction suggestions along the way are calls the walkthrough then makes, successfully
+    // (a `$VAR` segment of a written path stands for the id the suggestion names).
+    assert.ok(suggestions.length >= 2, JSON.stringify(suggestions));
+    for (const s of suggestions) {
+      const followed = calls.find((c) => c.at > s.at && c.status < 300 && sameCall(c.call, s.endpoint));
+      assert.ok(followed, `${s.from}: nextAction ${s.endpoint} is never called successfully afterwards`);
+    }
+    // The generator's token ends with its handoff: the suggestion says to pair again first.
+    assert.match(handoffNext, /POST \/pair\/connect/);
+    // Without a warning on the way: the TESTED entry names the ticket's verificationCommand (HAND-048) and
+    // the QA run the handoff opened is complete when the ticket is approved.
+    assert.deepEqual(handoff.warnings ?? [], [], JSON.stringify(handoff));
+    assert.ok(handoff.review?.qaRunId, JSON.stringify(handoff));
+    assert.deepEqual(approval.warnings ?? [], [], JSON.stringify(approval));
+    assert.equal(approval.qa?.status, "passed", JSON.stringify(approval));
+  },
+  {
+    // It starts its own service on the embedded database, as a fresh clone does: once per CI run is enough.
+    ignore: Deno.env.get("TEST_DATABASE_URL") !== undefined,
+    reason: "the PostgreSQL run (it starts its own embedded service)",
+  },
+);

@@ -24,7 +24,7 @@ import {
   readForm,
   redirect,
   refusedPage,
-} from "./app.tsx";
+} from "./respond.tsx";
 import { csrfValid } from "./session.ts";
 
 type Handler = (
@@ -54,7 +54,7 @@ function action(what: DashboardAction, run: Handler) {
 }
 
 /** The dashboard's form posts: move, approve, release a stale claim, revoke, pair, write the brief. */
-export function registerActions(app: Hono<AppEnv>): void {
+export function registerFormPosts(app: Hono<AppEnv>): void {
   const base = (r: ProjectRequest) => `/projects/${r.member.project.id}`;
 
   app.post(
