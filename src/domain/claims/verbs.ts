@@ -7,7 +7,8 @@ import { backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressu
 import { type AcquireInput, type AcquireResult, planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
 import { type Holder, holderOf, type HolderRow, holdersQuery, liveHolders } from "./holders.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import { isStale, MAX_CLAIM_FILES } from "./policy.ts";
+import { MAX_CLAIM_FILES } from "@/contracts/claims.ts";
+import { isStale } from "./policy.ts";
 import { identityName } from "@/domain/shared/actor.ts";
 import { releaseWithBudget } from "./release.ts";
 
