@@ -14,6 +14,8 @@ import {
   SessionResponse,
 } from "@/contracts/sessions.ts";
 import {
+  SUBAGENT_DEFAULT_TTL_HOURS,
+  SUBAGENT_MAX_TTL_HOURS,
   SubAgentDeleteRequest,
   SubAgentDeleteResponse,
   SubAgentMintRequest,
@@ -151,7 +153,8 @@ export const mintSubAgentRoute = defineRoute({
     "Orchestrator role, scope write:agents and a live svc_sess_ bearer: API keys, OAuth tokens, sub-agent " +
     "tokens and calls made as a sub-agent (X-Svc-SubAgent) get 403 FORBIDDEN. Registers name (1 to 64 " +
     "letters, digits, underscore, dash) under the caller, opens the sub-agent's own session and returns a " +
-    "svc_sub_ token valid ttlHours (1 to 72, default 24; no idle expiry) with the sub-agent scopes. role " +
+    `svc_sub_ token valid ttlHours (1 to ${SUBAGENT_MAX_TTL_HOURS}, default ${SUBAGENT_DEFAULT_TTL_HOURS}; no idle ` +
+    "expiry) with the sub-agent scopes. role " +
     "generator or " +
     "evaluator; orchestrator answers 422 VALIDATION_ERROR; other values 400. Minting an existing name " +
     "again replaces it (earlier tokens revoked, open sessions completed). The token stops working when the " +

@@ -12,8 +12,6 @@ import type { ActorCtx } from "@/domain/shared/context.ts";
 import { hashToken, randomSecret } from "@/domain/shared/crypto.ts";
 import { fail, recovery } from "@/domain/shared/errors.ts";
 
-export const SUBAGENT_DEFAULT_TTL_HOURS = 24;
-
 export interface MintInput {
   name: string;
   role: "generator" | "evaluator" | "orchestrator";
