@@ -18,6 +18,7 @@ import {
   IdempotentTicketResponse,
   LegacyCreateHeaders,
   LegacyCreateTicketBody,
+  MAX_BATCH_TICKETS,
   missingAgentFirst,
   SearchQuery,
   SearchResponse,
@@ -97,9 +98,9 @@ export const batchTicketsRoute = defineRoute({
   method: "post",
   path: "/ticket/batch",
   tags: [TAG],
-  summary: "Create up to 25 tickets",
+  summary: `Create up to ${MAX_BATCH_TICKETS} tickets`,
   description:
-    "Scope write:ticket; costs 6 units. `tickets` holds 1 to 25 rows (else 400 VALIDATION_ERROR). " +
+    `Scope write:ticket; costs 6 units. \`tickets\` holds 1 to ${MAX_BATCH_TICKETS} rows (else 400 VALIDATION_ERROR). ` +
     "Each row is a POST /ticket body validated and created exactly like a single create, in order, each in " +
     "its own transaction: the brief-required rule, `idempotencyKey` (a repeat is listed in `created` with " +
     "`idempotent: true`), project settings, parent and sprint checks apply per row. Rows are independent: a " +
