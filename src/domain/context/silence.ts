@@ -1,8 +1,8 @@
 import { type RawBuilder, sql } from "kysely";
 import { sameSubAgent } from "@/domain/shared/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
+import { DEFAULT_LEDGER_STALE_MINUTES } from "@/domain/ledger/stale.ts";
 
-export const DEFAULT_LEDGER_STALE_MINUTES = 15;
 /** meta.context and pendingActions warn this long before LEDGER_STALE starts refusing writes. */
 export const STALE_WARNING_MINUTES = 5;
 
