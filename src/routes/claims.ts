@@ -37,8 +37,11 @@ export const claimRoute = defineRoute({
     "else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, " +
     "claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: " +
     "`release` when the holder is your own agent under another identity (your parent without allowSubAgents, " +
-    "your sub-agent, or a sibling sub-agent; the hint names it): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 " +
-    "minutes): it is never taken over, so wait for its expiry or ask the holder in a thread; `wait` for a " +
+    "your sub-agent, or a sibling sub-agent; the hint names it): that identity releases it; `wait_or_contact` when " +
+    `the claim is stale (older than ${
+      minutes(STALE_CLAIM_MS)
+    } minutes): it is never taken over, so wait for its expiry or ask the holder in a ` +
+    "thread; `wait` for a " +
     "fresh claim or one in its grace period (status `grace_period`). A claim that races a concurrent claim " +
     "or whose renewal races a release is also 409 CONFLICT. Your own identity never conflicts with itself: " +
     "concurrent claims of yours that share files all succeed (the later ones renew the shared files), on " +

@@ -35,6 +35,7 @@ import { acknowledgeCriteria } from "@/domain/tickets/acknowledge.ts";
 import { type BatchRow, createBatch } from "@/domain/tickets/batch.ts";
 import { readBoard } from "@/domain/tickets/board.ts";
 import { deleteTicket } from "@/domain/tickets/delete.ts";
+import { DUPLICATE_THRESHOLD, MAX_DUPLICATES } from "@/domain/tickets/duplicates.ts";
 import { readTicket } from "@/domain/tickets/read.ts";
 import { searchTickets } from "@/domain/tickets/search.ts";
 import { createTicket, type CreateTicketFields, createTicketResponse } from "@/domain/tickets/create.ts";
@@ -65,8 +66,10 @@ export const createTicketRoute = defineRoute({
     "**Idempotency**: `idempotencyKey` is unique per project for as long as the ticket exists (deleting the " +
     "ticket frees it). A repeat, also when both requests arrive at once, creates nothing and answers 200 " +
     "`{ id, number, ticketRef, status, createdAt, idempotent: true, url, nextAction }`.\n\n" +
-    "**possibleDuplicates**: up to 5 open tickets (not done or cancelled) whose title overlaps the new " +
-    "title by at least 40 percent, most similar first. Overlap = distinct shared title words / word count " +
+    `**possibleDuplicates**: up to ${MAX_DUPLICATES} open tickets (not done or cancelled) whose title overlaps ` +
+    `the new title by at least ${
+      Math.round(DUPLICATE_THRESHOLD * 100)
+    } percent, most similar first. Overlap = distinct shared title words / word count ` +
     "of the longer title; words are lower-cased runs of letters and digits, without one-letter words and " +
     "common English stopwords.\n\n" +
     "**assignToSelf**: the caller becomes assignee (an `AGENT_ASSIGNED` system ledger entry is written), the " +
