@@ -81,3 +81,21 @@ test("the document's cost classes match every operation's x-svc-cost", () => {
     assert.equal(op["x-svc-cost"], 3, `${method} ${path} is on /ticket and costs 3 units`);
   }
 });
+
+test("an operation's description names the scope it checks (x-svc-scope)", () => {
+  const named = /\b[Ss]cope `?([a-z]+:[a-z_]+)`?/;
+  let checked = 0;
+  for (const { method, path, op } of operations()) {
+    const description = op.description ?? "";
+    const scope = (op as { "x-svc-scope"?: string })["x-svc-scope"];
+    const match = named.exec(description);
+    if (match) {
+      checked++;
+      assert.equal(match[1], scope, `${method} ${path}: description names scope ${match[1]}`);
+    } else if (/\bno scope\b/.test(description)) {
+      checked++;
+      assert.equal(scope, undefined, `${method} ${path}: description says no scope`);
+    }
+  }
+  assert.ok(checked > 20, `only ${checked} descriptions name a scope`);
+});
