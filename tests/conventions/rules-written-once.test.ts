@@ -8,6 +8,8 @@ import { SESSION_GRACE_MS } from "@/domain/auth/token-policy.ts";
 import { ACCESS_TOKEN_TTL_S, RETIRED_KEY_GRACE_S } from "@/domain/oauth/keys.ts";
 import { ADMIN_CODE_TTL_SECONDS } from "@/domain/pairing/codes.ts";
 import { ME_CACHE_MS } from "@/domain/sessions/me.ts";
+import { MAX_BATCH } from "@/domain/ledger/batch.ts";
+import { MAX_CLAIM_FILES } from "@/contracts/claims.ts";
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "@/http/errors.ts";
 import { TOOLS } from "@/mcp/tools/index.ts";
 
@@ -98,4 +100,46 @@ test("an operation's description names the scope it checks (x-svc-scope)", () =>
     }
   }
   assert.ok(checked > 20, `only ${checked} descriptions name a scope`);
+});
+
+type Node = Record<string, unknown>;
+const BOUNDS = [["minLength", "maxLength"], ["minimum", "maximum"], ["minItems", "maxItems"]] as const;
+
+/** Every schema in the document whose description states a range "N to M", with where it is. */
+function statedRanges(
+  node: unknown,
+  where: string,
+  found: { where: string; node: Node; lo: number; hi: number }[],
+) {
+  if (Array.isArray(node)) node.forEach((item, i) => statedRanges(item, `${where}[${i}]`, found));
+  if (node === null || typeof node !== "object" || Array.isArray(node)) return found;
+  const record = node as Node;
+  const match = typeof record.description === "string" ? /\b(\d+) to (\d+)\b/.exec(record.description) : null;
+  if (match) found.push({ where, node: record, lo: Number(match[1]), hi: Number(match[2]) });
+  for (const [key, value] of Object.entries(record)) statedRanges(value, `${where}/${key}`, found);
+  return found;
+}
+
+test("a schema whose description states a range 'N to M' has those bounds, or the constant the domain checks", () => {
+  // Bounds the schema cannot carry (checked in the domain, or a comma list in one string).
+  const enforcedElsewhere: Record<string, number> = {
+    "/components/schemas/LedgerBatchRequest/properties/entries": MAX_BATCH,
+    "/paths//claim/check/get/parameters[0]/schema": MAX_CLAIM_FILES,
+  };
+  let checked = 0;
+  for (const { where, node, lo, hi } of statedRanges(DOCUMENT, "", [])) {
+    const bounds = BOUNDS.find(([min, max]) => min in node || max in node);
+    if (!bounds) continue;
+    checked++;
+    const [min, max] = bounds;
+    if (where in enforcedElsewhere) {
+      assert.equal(hi, enforcedElsewhere[where], `${where}: "${lo} to ${hi}"`);
+      continue;
+    }
+    assert.equal(node[max], hi, `${where}: description says ${lo} to ${hi}, ${max} is ${node[max]}`);
+    if (min in node) {
+      assert.equal(node[min], lo, `${where}: description says ${lo} to ${hi}, ${min} is ${node[min]}`);
+    }
+  }
+  assert.ok(checked > 20, `only ${checked} ranges checked`);
 });
