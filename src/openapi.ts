@@ -1,7 +1,22 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { SERVICE_VERSION } from "@/config.ts";
 import { errorExampleComponents } from "@/contracts/examples/index.ts";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, PAIRING_MAX_BODY_BYTES } from "@/http/body.ts";
 import type { AppEnv } from "@/http/env.ts";
+import { MAX_REQUEST_ID_LENGTH } from "@/http/request-id.ts";
+import {
+  API_KEY_PREFIX,
+  API_KEY_SECRET_BYTES,
+  SESSION_TOKEN_PREFIX,
+  SUBAGENT_TOKEN_PREFIX,
+} from "@/domain/auth/token-policy.ts";
+import { AGENT_BURST_UNITS, PROJECT_BURST_UNITS, PROJECT_HOURLY_FACTOR } from "@/domain/limits/rate-limit.ts";
+
+const MIB = 1024 * 1024;
+/** Characters of `bytes` random bytes in unpadded base64url. */
+const base64urlLength = (bytes: number) => Math.ceil((bytes * 4) / 3);
+const KB = 1024;
+const TIMES: Record<number, string> = { 2: "two", 3: "three", 4: "four" };
 
 const DESCRIPTION =
   `The agent coordination service: a versioned brief, a board of tickets with a review workflow,
@@ -16,20 +31,26 @@ least 90 days and is announced with a \`Deprecation\` header (RFC 9745) and a \`
 Gates carry \`details.recovery { action, endpoint, payloadHint, hint }\`. Validation failures carry
 \`details.fields[] { path, message, code }\`.
 
-**Request ids.** \`X-Request-Id\` of 1 to 64 visible ASCII characters is echoed; a longer or malformed value
+**Request ids.** \`X-Request-Id\` of 1 to ${MAX_REQUEST_ID_LENGTH} visible ASCII characters is echoed; a longer or malformed value
 is replaced by a generated UUID. Every response carries the header.
 
-**Body size.** Bodies over 1 MiB (64 KB for \`POST /pair/connect\`) answer 413 \`PAYLOAD_TOO_LARGE\` before parsing.
-A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR\`, and JSON nested deeper than 64
+**Body size.** Bodies over ${MAX_BODY_BYTES / MIB} MiB (${
+    PAIRING_MAX_BODY_BYTES / KB
+  } KB for \`POST /pair/connect\`) answer 413 \`PAYLOAD_TOO_LARGE\` before parsing.
+A body without \`Content-Type: application/json\` answers 415 \`VALIDATION_ERROR\`, and JSON nested deeper than ${MAX_JSON_DEPTH}
 levels (the top-level value is level 1) 400 \`VALIDATION_ERROR\`.
 
-**Lengths.** Character limits count Unicode code points (an emoji is one character); byte limits (the 64 KB
+**Lengths.** Character limits count Unicode code points (an emoji is one character); byte limits (the ${
+    PAIRING_MAX_BODY_BYTES / KB
+  } KB
 pairing body, brief chunks in KB) count UTF-8 bytes.
 
 **Credentials.** Every route except pairing, session refresh and the pairing prompt takes
-\`Authorization: Bearer <token>\`: a session token (\`svc_sess_\`, from \`POST /pair/connect\`), a sub-agent token
-(\`svc_sub_\`, from \`POST /subagent/session\`), an OAuth access token, or an API key. API keys (design; the spec
-is silent): \`svc_key_\` followed by 43 base64url characters (32 random bytes), minted by the operator API
+\`Authorization: Bearer <token>\`: a session token (\`${SESSION_TOKEN_PREFIX}\`, from \`POST /pair/connect\`), a sub-agent token
+(\`${SUBAGENT_TOKEN_PREFIX}\`, from \`POST /subagent/session\`), an OAuth access token, or an API key. API keys (design; the spec
+is silent): \`${API_KEY_PREFIX}\` followed by ${
+    base64urlLength(API_KEY_SECRET_BYTES)
+  } base64url characters (${API_KEY_SECRET_BYTES} random bytes), minted by the operator API
 (\`POST /admin/projects/{projectId}/api-keys\` with \`name\`, \`agentName\`, \`role\`, \`scopes\`), presented as a
 bearer token like every other credential (no other header or query parameter is read), stored only as a hash.
 A key never expires and has no idle window and no session; it stops working when a critical \`ALERT\` of its
@@ -37,7 +58,7 @@ agent revokes it, when the operator revokes it (\`DELETE /admin/projects/{projec
 agent (\`POST /admin/projects/{projectId}/agents/{agentId}/revoke\`), or when its project is archived or its
 organization suspended (one identical \`401 UNAUTHORIZED\` for every refused credential, from the next request on
 every instance: no credential decision is cached in a process). Its scopes are the ones it was minted with; an empty list is
-unrestricted. \`X-Svc-SubAgent\` is honoured with session tokens only and ignored with API keys, \`svc_sub_\` and
+unrestricted. \`X-Svc-SubAgent\` is honoured with session tokens only and ignored with API keys, \`${SUBAGENT_TOKEN_PREFIX}\` and
 OAuth tokens. A sub-agent is registered under its orchestrator by \`POST /subagent/session\` (scope
 \`write:agents\`) and unregistered by \`DELETE /subagent/session\`.
 
@@ -52,8 +73,10 @@ change only through the operator API (\`PATCH /admin/projects/{projectId}\`).
 
 **Policy extensions.** Each operation lists \`x-svc-scope\` (scope needed), \`x-svc-roles\` (roles allowed) and
 \`x-svc-cost\` (rate-limit units: light reads 1, writes 2, heavy reads (\`GET /context\`, \`GET /search\`) and any method on /ticket or its sub-paths such as
-\`/ticket/{id}/acknowledge\` 3, \`POST /ticket/batch\` 6). The hourly window is per agent and, at three times the
-agent limit, per project; the one-minute burst window is 240 units per agent and 720 per project. On
+\`/ticket/{id}/acknowledge\` 3, \`POST /ticket/batch\` 6). The hourly window is per agent and, at ${
+    TIMES[PROJECT_HOURLY_FACTOR]
+  } times the
+agent limit, per project; the one-minute burst window is ${AGENT_BURST_UNITS} units per agent and ${PROJECT_BURST_UNITS} per project. On
 Enterprise \`X-RateLimit-Limit\` is \`unlimited\`, \`X-RateLimit-Remaining\` is omitted, and \`X-RateLimit-Reset\` and
 \`X-Burst-Remaining\` describe the burst window. Per-action backpressure budgets count per agent.`;
 
@@ -63,7 +86,8 @@ export function buildOpenApiDocument(api: OpenAPIHono<AppEnv>) {
     type: "http",
     scheme: "bearer",
     description:
-      "Session token (svc_sess_), sub-agent token (svc_sub_), API key (svc_key_) or OAuth access token",
+      `Session token (${SESSION_TOKEN_PREFIX}), sub-agent token (${SUBAGENT_TOKEN_PREFIX}), API key (${API_KEY_PREFIX}) ` +
+      "or OAuth access token",
   });
   for (const [name, example] of errorExampleComponents()) {
     api.openAPIRegistry.registerComponent("examples", name, example);

@@ -3,19 +3,24 @@ import { CLAIM_HOLD_STATUSES } from "@/shared/vocabulary.ts";
 import { envelope, RecoverySchema } from "./common.ts";
 import { filePathList } from "./file-path.ts";
 
+/** (design) Upper bound of `estimatedSeconds`: one day. */
+export const MAX_ESTIMATED_SECONDS = 86_400;
+/** Files per `POST /claim` and per `GET /claim/check`. */
+export const MAX_CLAIM_FILES = 20;
+
 export const NextActionSchema = z.object({
   action: z.string().openapi({ example: "LOG_PROGRESS" }),
   message: z.string(),
 }).openapi("NextAction");
 
 export const ClaimBody = z.object({
-  files: filePathList(1, 20, "1 to 20 paths"),
+  files: filePathList(1, MAX_CLAIM_FILES, `1 to ${MAX_CLAIM_FILES} paths`),
   ticketId: z.string().min(1).max(64).optional().openapi({
     description: "Ticket UUID or key (`PREFIX-n`); links the claim to the ticket",
   }),
-  estimatedSeconds: z.number().int().positive().max(86_400).optional().openapi({
+  estimatedSeconds: z.number().int().positive().max(MAX_ESTIMATED_SECONDS).optional().openapi({
     description:
-      "Positive integer (at most 86400): expiry = now + estimatedSeconds. Without it, a first claim " +
+      `Positive integer (at most ${MAX_ESTIMATED_SECONDS}): expiry = now + estimatedSeconds. Without it, a first claim ` +
       "and a re-claim both expire 30 minutes ahead",
   }),
   allowSubAgents: z.boolean().optional().openapi({
@@ -71,7 +76,7 @@ export const ClaimConflictError = z.object({
 export const ClaimCheckQuery = z.object({
   files: z.string().min(1).openapi({
     description:
-      "Comma-separated paths, 1 to 20; each canonicalised like every file path field (any spelling of a " +
+      `Comma-separated paths, 1 to ${MAX_CLAIM_FILES}; each canonicalised like every file path field (any spelling of a ` +
       "file finds it), an invalid one answers 400 VALIDATION_ERROR",
     example: "src/a.ts,src/b.ts",
   }),

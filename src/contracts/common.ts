@@ -209,9 +209,6 @@ export const PUBLIC_ERRORS = [400, 413, 415, 429, 500, 503] as const;
 /** The errors every authenticated JSON route can answer. */
 export const COMMON_ERRORS = [...PUBLIC_ERRORS, 401, 403] as const;
 
-export const UuidSchema = z.string().uuid();
-export const IsoDateTime = z.string().datetime({ offset: true });
-
 /** `{ content: { "application/json": { schema } } }`: spread into a request body or a response. */
 export const json = <T>(schema: T) => ({ content: { "application/json": { schema } } });
 

@@ -1,6 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { envelope } from "./common.ts";
 
+export const EVENTS_DEFAULT_LIMIT = 100;
+export const EVENTS_MAX_LIMIT = 500;
+
 export const EventsQuery = z.object({
   since: z.string().max(200).optional().openapi({
     description:
@@ -8,8 +11,8 @@ export const EventsQuery = z.object({
       "(start after the last event recorded at or before it). Omitted: from the first event of the project.",
     example: "ZXYxLjEyMzQ1Njc4LjQy",
   }),
-  limit: z.coerce.number().int().min(1).max(500).optional().openapi({
-    description: "Events per page, 1 to 500, default 100",
+  limit: z.coerce.number().int().min(1).max(EVENTS_MAX_LIMIT).optional().openapi({
+    description: `Events per page, 1 to ${EVENTS_MAX_LIMIT}, default ${EVENTS_DEFAULT_LIMIT}`,
   }),
   kinds: z.string().max(1000).optional().openapi({
     description:

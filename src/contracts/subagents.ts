@@ -1,6 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { AgentRoleSchema, envelope } from "./common.ts";
 
+export const SUBAGENT_MAX_TTL_HOURS = 72;
+export const SUBAGENT_DEFAULT_TTL_HOURS = 24;
+
 const SubAgentName = z.string().regex(
   /^[A-Za-z0-9_-]{1,64}$/,
   "1 to 64 letters, digits, underscores or dashes",
@@ -12,7 +15,9 @@ export const SubAgentMintRequest = z.object({
   role: AgentRoleSchema.extract(["generator", "evaluator", "orchestrator"]).openapi({
     description: "generator or evaluator; orchestrator is refused with 422",
   }),
-  ttlHours: z.number().int().min(1).max(72).default(24).openapi({ description: "1 to 72, default 24" }),
+  ttlHours: z.number().int().min(1).max(SUBAGENT_MAX_TTL_HOURS).default(SUBAGENT_DEFAULT_TTL_HOURS).openapi({
+    description: `1 to ${SUBAGENT_MAX_TTL_HOURS}, default ${SUBAGENT_DEFAULT_TTL_HOURS}`,
+  }),
 }).strict().openapi("SubAgentMintRequest");
 
 export const SubAgentMintResult = z.object({

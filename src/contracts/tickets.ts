@@ -3,6 +3,9 @@ import { filePathList } from "./file-path.ts";
 import { envelope, PaginationSchema } from "./common.ts";
 import { CI_STATES } from "@/shared/vocabulary.ts";
 
+/** Rows per `POST /ticket/batch` (and the `svc_ticket_batch` tool). */
+export const MAX_BATCH_TICKETS = 25;
+
 /** Git-style branch name: what `git check-ref-format --branch` accepts, minus the `refs/heads/` prefix. */
 export const BranchSchema = z.string().min(1).max(255)
   .refine((b) => !b.startsWith("refs/heads/"), "Give the branch name without the refs/heads/ prefix")
@@ -134,7 +137,7 @@ export const BatchBody = z.object({
       description: "A POST /ticket body (CreateTicketRequest), validated row by row exactly like a single " +
         "create; a row that is not an object fails alone",
     }),
-  ).min(1).max(25),
+  ).min(1).max(MAX_BATCH_TICKETS),
 }).openapi("TicketBatchRequest");
 
 export const AcknowledgeBody = z.object({

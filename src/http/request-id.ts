@@ -1,10 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./env.ts";
 
-const ACCEPTABLE = /^[\x21-\x7e]{1,64}$/;
+/** The longest `X-Request-Id` echoed back. */
+export const MAX_REQUEST_ID_LENGTH = 64;
+const ACCEPTABLE = new RegExp(`^[\\x21-\\x7e]{1,${MAX_REQUEST_ID_LENGTH}}$`);
 
 /**
- * Echoes a supplied `X-Request-Id` of 1 to 64 visible ASCII characters; anything else (longer,
+ * Echoes a supplied `X-Request-Id` of 1 to MAX_REQUEST_ID_LENGTH visible ASCII characters; anything else (longer,
  * empty, with spaces or control characters) is replaced by a generated UUID (documented design).
  */
 export function requestId(): MiddlewareHandler<AppEnv> {

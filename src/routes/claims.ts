@@ -5,14 +5,25 @@ import {
   ClaimCheckResponse,
   ClaimConflictError,
   ClaimResponse,
+  MAX_CLAIM_FILES,
+  MAX_ESTIMATED_SECONDS,
   ReleaseBody,
   ReleaseResponse,
 } from "@/contracts/claims.ts";
 import { errorResponses } from "@/contracts/common.ts";
+import { CLAIM_GRACE_MS, DEFAULT_CLAIM_MS, STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
+import { BACKPRESSURE } from "@/domain/ledger/backpressure.ts";
 import { checkClaims, claimFiles, releaseOwnClaims } from "@/domain/claims/verbs.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
+
+const minutes = (ms: number) => ms / 60_000;
+/** "45 claim calls in 5 minutes": a per-action budget as the descriptions state it. */
+const budget = (name: "claim" | "release") =>
+  `${BACKPRESSURE[name].limit} ${BACKPRESSURE[name].label} in ${
+    minutes(BACKPRESSURE[name].windowMs)
+  } minutes`;
 
 export const claimRoute = defineRoute({
   method: "post",
@@ -26,8 +37,11 @@ export const claimRoute = defineRoute({
     "else nothing is claimed and the answer is 409 CONFLICT with details.conflicts[] (file, claimantName, " +
     "claimedAt, expiresAt, claimAgeMinutes, isStale, status, warning, recovery). Conflict recovery.action: " +
     "`release` when the holder is your own agent under another identity (your parent without allowSubAgents, " +
-    "your sub-agent, or a sibling sub-agent; the hint names it): that identity releases it; `wait_or_contact` when the claim is stale (older than 10 " +
-    "minutes): it is never taken over, so wait for its expiry or ask the holder in a thread; `wait` for a " +
+    "your sub-agent, or a sibling sub-agent; the hint names it): that identity releases it; `wait_or_contact` when " +
+    `the claim is stale (older than ${
+      minutes(STALE_CLAIM_MS)
+    } minutes): it is never taken over, so wait for its expiry or ask the holder in a ` +
+    "thread; `wait` for a " +
     "fresh claim or one in its grace period (status `grace_period`). A claim that races a concurrent claim " +
     "or whose renewal races a release is also 409 CONFLICT. Your own identity never conflicts with itself: " +
     "concurrent claims of yours that share files all succeed (the later ones renew the shared files), on " +
@@ -39,17 +53,24 @@ export const claimRoute = defineRoute({
     "spelling; spellings of one file in one request count once. A path with an invisible format character " +
     "(Unicode category Cf: U+200B, U+FEFF, U+202E ...) answers 400 VALIDATION_ERROR like other invalid " +
     "paths.\n\n" +
-    "Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; " +
-    "without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. " +
+    `Expiry: \`estimatedSeconds\` (positive integer up to ${MAX_ESTIMATED_SECONDS}) sets expiresAt = now + ` +
+    `estimatedSeconds; without it a first claim and a re-claim expire ${
+      minutes(DEFAULT_CLAIM_MS)
+    } minutes ahead. ` +
+    "Expired claims stop counting. " +
     "Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every " +
     "file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). " +
-    "Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 " +
-    "minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 " +
-    "with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, " +
+    "Grace period: when the session that made a claim ends without releasing it, the claim stays held for " +
+    `${minutes(CLAIM_GRACE_MS)} minutes; the same agent (new session) claiming those files gets it back ` +
+    "(`restored`), others get 409 " +
+    `with status \`grace_period\`; after ${
+      minutes(CLAIM_GRACE_MS)
+    } minutes it stops counting. Claim record ` +
+    "fields: file, claimedAt, " +
     "expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. " +
     "Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. " +
     "ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). " +
-    "429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); " +
+    `429 BACKPRESSURE over ${budget("claim")} per agent (sub-agents have their own budget); ` +
     "429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.",
   request: { body: { required: true, content: { "application/json": { schema: ClaimBody } } } },
   responses: {
@@ -68,10 +89,12 @@ export const claimCheckRoute = defineRoute({
   tags: ["Claims"],
   summary: "Check who holds files",
   description:
-    "Scope read:board. Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is " +
+    `Scope read:board. Query \`files\`: comma-separated, 1 to ${MAX_CLAIM_FILES} paths (missing, empty or more ` +
+    `than ${MAX_CLAIM_FILES}: 400). A file is ` +
     "`available` when no live claim holds it (expired claims and claims past their grace period do not " +
     "count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older " +
-    "than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`). Letter case is " +
+    `than ${minutes(STALE_CLAIM_MS)} minutes),` +
+    " `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`). Letter case is " +
     "ignored, as by POST /claim: a file held as `SRC/A.ts` is reported held when asked as `src/a.ts` (under " +
     "the spelling asked).",
   request: { query: ClaimCheckQuery },
@@ -93,7 +116,7 @@ export const releaseRoute = defineRoute({
     "`SRC/A.ts`). Response `{ released }`: the freed files as they were claimed, sorted, empty when nothing " +
     "matched. Writes a CONTEXT " +
     "ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). " +
-    "429 BACKPRESSURE over 30 release calls in 5 minutes per agent.",
+    `429 BACKPRESSURE over ${budget("release")} per agent.`,
   request: { body: { required: true, content: { "application/json": { schema: ReleaseBody } } } },
   responses: {
     200: { description: "Released", content: { "application/json": { schema: ReleaseResponse } } },

@@ -7,7 +7,10 @@ import {
   MetaContext,
 } from "@/contracts/context.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
+import { SESSION_MAX_AGE_MS, SESSION_REFRESH_WINDOW_MS } from "@/domain/auth/token-policy.ts";
+import { COMPACT_BRIEF_CHARS, FULL_BRIEF_CHARS } from "@/domain/context/brief.ts";
 import { getContext } from "@/domain/context/build.ts";
+import { COMPACT_LEDGER_ENTRIES, LEDGER_CEILING_MAX, THREAD_CEILING_MAX } from "@/domain/context/params.ts";
 import { contextMore } from "@/domain/context/more.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { jsonText, ok, okSerialized } from "@/http/envelope.ts";
@@ -22,19 +25,25 @@ export const contextRoute = defineRoute({
   description: [
     "Any valid token, no scope; cost 3. Call it first, and again whenever you lose track.",
     "\n\nLimits (design, CTX-006): `ledger_limit` 0 to the project ceiling, `thread_limit` 1 to the project",
-    "ceiling. The ceilings are 100 entries and 50 threads unless the project settings lower them",
+    `ceiling. The ceilings are ${LEDGER_CEILING_MAX} entries and ${THREAD_CEILING_MAX} threads unless the project settings lower them`,
     "(`contextLedgerCeiling`, `contextThreadCeiling`). A value outside its range is refused with 400",
     "VALIDATION_ERROR naming the parameter (`details.fields`, `details.ceiling`); it is never clamped.",
     "`thread_status` defaults to `open`; values other than open, closed, all are ignored.",
-    "\n\nCompact mode (`compact=true`): `ledger` holds the 5 newest entries (fewer when `ledger_limit` is",
+    `\n\nCompact mode (\`compact=true\`): \`ledger\` holds the ${COMPACT_LEDGER_ENTRIES} newest entries (fewer when ` +
+    "`ledger_limit` is",
     "lower; 0 suppresses it) plus the CONTEXT entries pinned to your active ticket that no later CONTEXT entry",
-    "on the same file or thread superseded; `brief.content` is cut to 500 characters (full mode: 16,000, with",
+    `on the same file or thread superseded; \`brief.content\` is cut to ${COMPACT_BRIEF_CHARS} characters (full mode: ${
+      FULL_BRIEF_CHARS.toLocaleString("en-US")
+    }, with`,
     "`briefTruncated` and `briefFetchUrl` when cut); `openClaims` becomes `{ count, ticketIds }`, `threads`",
     "`{ count, ids }`, `pendingReviews` `{ count, ticketIds }`; every `documents` item has `contentText: null`.",
     "\n\nSide effects: the notifications returned in `updates` are marked read, and the call records what you",
     "have seen (brief version, skill version) for `updates` and `skillStale` next time.",
     "\n\nmeta: `responseBytes` is the UTF-8 size of the serialized `data`; `refreshedToken` carries a",
-    "replacement session token for the same session when yours is within 30 minutes of its 7-day limit",
+    `replacement session token for the same session when yours is within ${
+      SESSION_REFRESH_WINDOW_MS / 60_000
+    } minutes ` +
+    `of its ${SESSION_MAX_AGE_MS / 86_400_000}-day limit`,
     "(switch to it); `context` as on every call (schema MetaContext: unreadNotifications,",
     "expiringClaims, expiredClaims, ledgerStale; present only when one of them is non-zero).",
     "\n\nErrors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown",

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { EventsQuery, EventsResponse, WebhookDelivery } from "@/contracts/events.ts";
-import { listEvents } from "@/domain/events/feed.ts";
+import { EVENTS_POLL_INTERVAL_SECONDS, listEvents } from "@/domain/events/feed.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
@@ -16,7 +16,7 @@ export const eventsRoute = defineRoute({
     "passes back the `nextCursor` it got sees every event exactly once, in order, even while other agents write:",
     "sequence numbers are assigned under a per-project row lock, so they follow commit order without gaps, and a",
     "page never reaches past the last committed event. When `hasMore` is true call again at once; otherwise wait",
-    "about 10 seconds. Events are kept for the life of the project, so a cursor never expires.",
+    `about ${EVENTS_POLL_INTERVAL_SECONDS} seconds. Events are kept for the life of the project, so a cursor never expires.`,
     "\n\nEvent kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`,",
     "`ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`, `qa_run.completed`), claims",
     "(`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with",

@@ -11,6 +11,7 @@ import {
 } from "@/contracts/handoff.ts";
 import { TicketIdPath } from "@/contracts/workflow.ts";
 import { handoff } from "@/domain/handoff/handoff.ts";
+import { TRIVIAL_MAX_FILES, TRIVIAL_MAX_LINES } from "@/domain/core/review-mode.ts";
 import { notGenerator } from "@/domain/handoff/preconditions.ts";
 import { getQaRun, listQaRuns } from "@/domain/handoff/qa.ts";
 import { recordQaResults } from "@/domain/handoff/qa-results.ts";
@@ -40,8 +41,9 @@ export const handoffRoute = defineRoute({
     "An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the " +
     "ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium " +
     "and strict: the board's review status, in_review if the board has it, else review; auto: review unless " +
-    "the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched " +
-    "and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review " +
+    "the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most " +
+    `${TRIVIAL_MAX_FILES} files touched and, when diffStat gives line counts, at most ${TRIVIAL_MAX_LINES} ` +
+    "lines changed, which goes to done; custom: review " +
     "unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review " +
     "stays there); when review is required and criteria have requiresEvidence, a QA run with one pending " +
     "test per such criterion; every claim of the identity released and a STATUS entry listing the files; a " +

@@ -9,7 +9,7 @@ import {
   LedgerWriteResponse,
 } from "@/contracts/ledger.ts";
 import { appendEntry } from "@/domain/ledger/append.ts";
-import { appendBatch } from "@/domain/ledger/batch.ts";
+import { appendBatch, MAX_BATCH } from "@/domain/ledger/batch.ts";
 import { LEDGER_LABELS } from "@/domain/ledger/labels.ts";
 import { listLedger } from "@/domain/ledger/query.ts";
 import type { AppEnv } from "@/http/env.ts";
@@ -56,9 +56,10 @@ export const ledgerBatchRoute = defineRoute({
   method: "post",
   path: "/ledger/batch",
   tags: ["Ledger"],
-  summary: "Append up to 20 ledger entries",
+  summary: `Append up to ${MAX_BATCH} ledger entries`,
   description:
-    "Scope write:ledger. `entries`: 1 to 20 bodies shaped like POST /ledger (empty or malformed: 400; more than 20: " +
+    `Scope write:ledger. \`entries\`: 1 to ${MAX_BATCH} bodies shaped like POST /ledger (empty or malformed: 400; ` +
+    `more than ${MAX_BATCH}: ` +
     "422 VALIDATION_ERROR with recovery SPLIT_BATCH). Processed in order and independently: each entry is " +
     "validated and written on its own, a failing entry does not stop the others. Always HTTP 200 with " +
     "`{ ok, results[] { ok, id, createdAt } or { ok: false, error { code, message, details } }, succeeded, " +

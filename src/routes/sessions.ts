@@ -1,12 +1,15 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { errorResponses, json } from "@/contracts/common.ts";
 import {
+  ACTIVITY_BODY_MAX,
+  ACTIVITY_RESULT_MAX,
   ActivityInput,
   ActivityResponse,
   EnvironmentReport,
   RefreshRequest,
   RefreshResponse,
   ReportResponse,
+  RESPONSE_BODY_MAX,
   SessionDetailResponse,
   SessionIdParam,
   SessionPatch,
@@ -14,12 +17,15 @@ import {
   SessionResponse,
 } from "@/contracts/sessions.ts";
 import {
+  SUBAGENT_DEFAULT_TTL_HOURS,
+  SUBAGENT_MAX_TTL_HOURS,
   SubAgentDeleteRequest,
   SubAgentDeleteResponse,
   SubAgentMintRequest,
   SubAgentMintResponse,
 } from "@/contracts/subagents.ts";
-import { ACTIVITY_CAP, postActivity } from "@/domain/sessions/activity.ts";
+import { SESSION_GRACE_MS, SESSION_IDLE_MS, SESSION_MAX_AGE_MS } from "@/domain/auth/token-policy.ts";
+import { ACTIVITY_CAP, ACTIVITY_WINDOW_MS, postActivity } from "@/domain/sessions/activity.ts";
 import { getSession } from "@/domain/sessions/get.ts";
 import { patchSession } from "@/domain/sessions/patch.ts";
 import { refreshSession } from "@/domain/sessions/refresh.ts";
@@ -30,6 +36,10 @@ import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { defineRoute, handle, handlePublic } from "@/http/route.ts";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
 
 const TAGS = ["Pairing and sessions"];
 
@@ -84,13 +94,14 @@ export const postActivityRoute = defineRoute({
   description:
     "Scope write:ledger; the session must be yours and open. Sets the session status: elicitation -> " +
     "awaiting_input, error -> error, thought/action/response -> active. body is required except for type " +
-    "action (up to 4000 characters, 8000 for response); action and parameter are required for type action " +
-    "and refused on other types, result is optional (4000). ephemeral (default false) is allowed on thought " +
+    `action (up to ${ACTIVITY_BODY_MAX} characters, ${RESPONSE_BODY_MAX} for response); action and parameter are ` +
+    "required for type action " +
+    `and refused on other types, result is optional (${ACTIVITY_RESULT_MAX}). ephemeral (default false) is allowed on thought ` +
     "and action only; an ephemeral activity is removed when the next activity is posted. Errors: 400 " +
     "VALIDATION_ERROR (details.fields); 403 FORBIDDEN when an orchestrator posts to another agent's session " +
     "(recovery PROVIDE_SESSION_ID); 404 NOT_FOUND for anyone else's or an unknown session; 409 CONFLICT on " +
     `a complete or canceled session; 429 BACKPRESSURE beyond ${ACTIVITY_CAP} activities per session per ` +
-    "5-minute window (Retry-After, details.retryAfterSeconds).",
+    `${ACTIVITY_WINDOW_MS / MINUTE}-minute window (Retry-After, details.retryAfterSeconds).`,
   request: {
     params: SessionIdParam,
     body: { required: true, ...json(ActivityInput) },
@@ -126,10 +137,11 @@ export const refreshRoute = defineRoute({
   method: "post",
   path: "/session/refresh",
   tags: TAGS,
-  summary: "Rotate a session token (live or within 7 days after expiry)",
+  summary: `Rotate a session token (live or within ${SESSION_GRACE_MS / DAY} days after expiry)`,
   description: "No Authorization header. Body exactly { token } (a missing token or any other field: 400 " +
-    "VALIDATION_ERROR). A token that is still valid refreshes in mode live; one that expired (7-day limit or " +
-    "24-hour idle window) at most 7 days ago refreshes in mode grace. The old token is revoked at once, with " +
+    "VALIDATION_ERROR). A token that is still valid refreshes in mode live; one that expired " +
+    `(${SESSION_MAX_AGE_MS / DAY}-day limit or ${SESSION_IDLE_MS / HOUR}-hour idle window) at most ` +
+    `${SESSION_GRACE_MS / DAY} days ago refreshes in mode grace. The old token is revoked at once, with ` +
     "the sub-agent tokens minted from it and any unused meta.refreshedToken replacement; the new token is " +
     "bound to the same session, has the role's default scopes and a new 7-day limit. 401 UNAUTHORIZED " +
     "(recovery REPAIR), with one identical body, for an unknown, revoked or too old token, a closed session " +
@@ -151,7 +163,8 @@ export const mintSubAgentRoute = defineRoute({
     "Orchestrator role, scope write:agents and a live svc_sess_ bearer: API keys, OAuth tokens, sub-agent " +
     "tokens and calls made as a sub-agent (X-Svc-SubAgent) get 403 FORBIDDEN. Registers name (1 to 64 " +
     "letters, digits, underscore, dash) under the caller, opens the sub-agent's own session and returns a " +
-    "svc_sub_ token valid ttlHours (1 to 72, default 24; no idle expiry) with the sub-agent scopes. role " +
+    `svc_sub_ token valid ttlHours (1 to ${SUBAGENT_MAX_TTL_HOURS}, default ${SUBAGENT_DEFAULT_TTL_HOURS}; no idle ` +
+    "expiry) with the sub-agent scopes. role " +
     "generator or " +
     "evaluator; orchestrator answers 422 VALIDATION_ERROR; other values 400. Minting an existing name " +
     "again replaces it (earlier tokens revoked, open sessions completed). The token stops working when the " +

@@ -13,7 +13,7 @@ import {
   SprintPatchBody,
   SprintPatchResponse,
 } from "@/contracts/sprints.ts";
-import { assignTicketToSprint } from "@/domain/sprints/assign.ts";
+import { ASSIGN_IDEMPOTENCY_MS, assignTicketToSprint } from "@/domain/sprints/assign.ts";
 import { sprintValidationRefusal } from "@/domain/sprints/common.ts";
 import { createSprint } from "@/domain/sprints/create.ts";
 import { currentSprint, getSprint, listSprints } from "@/domain/sprints/read.ts";
@@ -115,7 +115,9 @@ const assignRoute = defineRoute({
     "or null to unassign. Response `{ ticketId, sprintId, action }` (`assigned` or `unassigned`, ticketId " +
     "resolved to the UUID). A ticket already in the requested state answers success with `idempotent: true, " +
     "noop: true` and changes nothing. `idempotencyKey` (1 to 120, scoped to your agent): repeating it within " +
-    "60 seconds returns the first result unchanged (header `Idempotent-Replayed: true`) and writes nothing. " +
+    `${
+      ASSIGN_IDEMPOTENCY_MS / 1000
+    } seconds returns the first result unchanged (header \`Idempotent-Replayed: true\`) and writes nothing. ` +
     "Errors: 400 (malformed sprintId: recovery LIST_SPRINTS; malformed ticket reference: recovery " +
     "RESOLVE_TICKET_REF), 403, 404 TICKET_NOT_FOUND (RESOLVE_TICKET_REF), 404 NOT_FOUND (unknown sprint, " +
     "LIST_SPRINTS), 422 VALIDATION_ERROR (the sprint is complete, archived or cancelled).",

@@ -18,6 +18,7 @@ import {
   IdempotentTicketResponse,
   LegacyCreateHeaders,
   LegacyCreateTicketBody,
+  MAX_BATCH_TICKETS,
   missingAgentFirst,
   SearchQuery,
   SearchResponse,
@@ -34,6 +35,7 @@ import { acknowledgeCriteria } from "@/domain/tickets/acknowledge.ts";
 import { type BatchRow, createBatch } from "@/domain/tickets/batch.ts";
 import { readBoard } from "@/domain/tickets/board.ts";
 import { deleteTicket } from "@/domain/tickets/delete.ts";
+import { DUPLICATE_THRESHOLD, MAX_DUPLICATES } from "@/domain/tickets/duplicates.ts";
 import { readTicket } from "@/domain/tickets/read.ts";
 import { searchTickets } from "@/domain/tickets/search.ts";
 import { createTicket, type CreateTicketFields, createTicketResponse } from "@/domain/tickets/create.ts";
@@ -64,8 +66,10 @@ export const createTicketRoute = defineRoute({
     "**Idempotency**: `idempotencyKey` is unique per project for as long as the ticket exists (deleting the " +
     "ticket frees it). A repeat, also when both requests arrive at once, creates nothing and answers 200 " +
     "`{ id, number, ticketRef, status, createdAt, idempotent: true, url, nextAction }`.\n\n" +
-    "**possibleDuplicates**: up to 5 open tickets (not done or cancelled) whose title overlaps the new " +
-    "title by at least 40 percent, most similar first. Overlap = distinct shared title words / word count " +
+    `**possibleDuplicates**: up to ${MAX_DUPLICATES} open tickets (not done or cancelled) whose title overlaps ` +
+    `the new title by at least ${
+      Math.round(DUPLICATE_THRESHOLD * 100)
+    } percent, most similar first. Overlap = distinct shared title words / word count ` +
     "of the longer title; words are lower-cased runs of letters and digits, without one-letter words and " +
     "common English stopwords.\n\n" +
     "**assignToSelf**: the caller becomes assignee (an `AGENT_ASSIGNED` system ledger entry is written), the " +
@@ -97,9 +101,9 @@ export const batchTicketsRoute = defineRoute({
   method: "post",
   path: "/ticket/batch",
   tags: [TAG],
-  summary: "Create up to 25 tickets",
+  summary: `Create up to ${MAX_BATCH_TICKETS} tickets`,
   description:
-    "Scope write:ticket; costs 6 units. `tickets` holds 1 to 25 rows (else 400 VALIDATION_ERROR). " +
+    `Scope write:ticket; costs 6 units. \`tickets\` holds 1 to ${MAX_BATCH_TICKETS} rows (else 400 VALIDATION_ERROR). ` +
     "Each row is a POST /ticket body validated and created exactly like a single create, in order, each in " +
     "its own transaction: the brief-required rule, `idempotencyKey` (a repeat is listed in `created` with " +
     "`idempotent: true`), project settings, parent and sprint checks apply per row. Rows are independent: a " +

@@ -2,6 +2,8 @@
 export const SESSION_TOKEN_PREFIX = "svc_sess_";
 export const SUBAGENT_TOKEN_PREFIX = "svc_sub_";
 export const API_KEY_PREFIX = "svc_key_";
+/** Random bytes after `API_KEY_PREFIX` (base64url, no padding). */
+export const API_KEY_SECRET_BYTES = 32;
 export const REFRESH_TOKEN_PREFIX = "svc_rt_";
 
 export const SESSION_MAX_AGE_MS = 7 * 24 * 3600_000;

@@ -14,7 +14,8 @@ import {
   liveHolders,
 } from "@/domain/core/claim-holders.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import { isStale, MAX_CLAIM_FILES } from "@/domain/core/claim-policy.ts";
+import { MAX_CLAIM_FILES } from "@/contracts/claims.ts";
+import { isStale } from "@/domain/core/claim-policy.ts";
 import { identityName } from "@/domain/core/actor.ts";
 import { releaseWithBudget } from "./release.ts";
 

@@ -1,8 +1,7 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
+import { STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 
-/** A claim older than this is reported stale (spec: Limits). */
-export const STALE_CLAIM_MS = 10 * 60_000;
 /** `expiringClaims`: live claims of the caller that expire within this window (CTX-024). */
 export const EXPIRING_WINDOW_MS = 5 * 60_000;
 const MAX_OPEN_CLAIMS = 200;

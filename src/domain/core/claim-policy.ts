@@ -9,9 +9,6 @@ export const DEFAULT_CLAIM_MS = 30 * 60_000;
  * its files for this long so the agent can reconnect and restore it; then it stops counting.
  */
 export const CLAIM_GRACE_MS = 5 * 60_000;
-/** (design) Upper bound of `estimatedSeconds`: one day. */
-export const MAX_ESTIMATED_SECONDS = 86_400;
-export const MAX_CLAIM_FILES = 20;
 
 export function isStale(claimedAt: Date, now: Date): boolean {
   return now.getTime() - claimedAt.getTime() > STALE_CLAIM_MS;

@@ -1,12 +1,13 @@
 import { sql } from "kysely";
 import { identityName } from "@/domain/core/actor.ts";
 import type { DbOrTrx } from "@/db/database.ts";
+import { DEFAULT_LEDGER_STALE_MINUTES } from "@/domain/core/silence.ts";
 
 /** The agent-facing skill document: how to work with the service. Kept short; the full reference is /docs. */
 export const SKILL_DOCUMENT = `# Working with the coordination service
 1. GET /api/context first: brief, claims, threads, your active ticket and what to do next.
 2. POST /api/begin with a ticket and its files: claims the files and starts the ticket.
-3. Log as you go: POST /api/ledger (PROGRESS, DECISION, TESTED...). Silence over 15 minutes while holding
+3. Log as you go: POST /api/ledger (PROGRESS, DECISION, TESTED...). Silence over ${DEFAULT_LEDGER_STALE_MINUTES} minutes while holding
    work blocks other writes with 429 LEDGER_STALE.
 4. POST /api/handoff when done: releases your claims and moves the ticket to review.
 Never edit a file another agent has claimed: check with GET /api/claim/check.`;

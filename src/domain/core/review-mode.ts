@@ -56,8 +56,8 @@ export interface TrivialInput {
 
 /**
  * A change is trivial (design: HAND-013) when the ticket's risk class is `local`, no acceptance
- * criterion requires evidence, it touches at most 2 files and, when `diffStat` reports line counts,
- * at most 20 lines changed. A trivial change in `auto` mode goes straight to `done`.
+ * criterion requires evidence, it touches at most TRIVIAL_MAX_FILES files and, when `diffStat` reports line counts,
+ * at most TRIVIAL_MAX_LINES lines changed. A trivial change in `auto` mode goes straight to `done`.
  */
 export function isTrivialChange(input: TrivialInput): boolean {
   if (input.riskClass !== "local") return false;

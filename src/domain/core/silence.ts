@@ -2,7 +2,9 @@ import { type RawBuilder, sql } from "kysely";
 import { sameSubAgent } from "@/domain/core/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 
+/** Minutes of silence after which LEDGER_STALE refuses an identity's writes (project setting overrides). */
 export const DEFAULT_LEDGER_STALE_MINUTES = 15;
+
 /** meta.context and pendingActions warn this long before LEDGER_STALE starts refusing writes. */
 export const STALE_WARNING_MINUTES = 5;
 

@@ -1,10 +1,9 @@
+import { EVENTS_DEFAULT_LIMIT } from "@/contracts/events.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx, ServiceCtx } from "@/domain/core/context.ts";
 import { fail, recovery } from "@/domain/core/errors.ts";
 import { decodeEventCursor, encodeEventCursor } from "./cursor.ts";
 
-export const EVENTS_DEFAULT_LIMIT = 100;
-export const EVENTS_MAX_LIMIT = 500;
 /** Suggested pause between two polls that returned nothing new. */
 export const EVENTS_POLL_INTERVAL_SECONDS = 10;
 

@@ -4,8 +4,9 @@ import type { DbOrTrx } from "@/db/database.ts";
 import { CLAIM_GRACE_MS } from "@/domain/core/claim-policy.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { DomainError } from "@/domain/core/errors.ts";
+import { DEFAULT_LEDGER_STALE_MINUTES } from "@/domain/core/silence.ts";
 
-export const DEFAULT_LEDGER_STALE_MINUTES = 15;
+export { DEFAULT_LEDGER_STALE_MINUTES };
 /** In-progress tickets with no ledger entry for this long are listed as stale (spec: Limits). */
 export const STALE_TICKET_MS = 30 * 60_000;
 

@@ -4,7 +4,7 @@ import type { Db } from "@/db/database.ts";
 import type { AgentRole, Plan, ProjectSettings } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { ADMIN_CODE_TTL_SECONDS, type IssuedCode, issuePairingCode } from "@/domain/pairing/codes.ts";
-import { API_KEY_PREFIX } from "@/domain/auth/token-policy.ts";
+import { API_KEY_PREFIX, API_KEY_SECRET_BYTES } from "@/domain/auth/token-policy.ts";
 import { hashPassword, hashToken, randomSecret } from "@/domain/core/crypto.ts";
 import { DomainError, fail } from "@/domain/core/errors.ts";
 import type { ReviewMode } from "@/shared/vocabulary.ts";
@@ -173,7 +173,7 @@ export async function createApiKey(
 ) {
   await requireProject(ctx, projectId);
   const now = ctx.clock.now();
-  const key = `${API_KEY_PREFIX}${randomSecret(32)}`;
+  const key = `${API_KEY_PREFIX}${randomSecret(API_KEY_SECRET_BYTES)}`;
   const id = crypto.randomUUID();
   const agentId = await ctx.db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom("agents").select(["id", "status"]).where(

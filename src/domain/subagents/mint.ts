@@ -12,8 +12,6 @@ import type { ActorCtx } from "@/domain/core/context.ts";
 import { hashToken, randomSecret } from "@/domain/core/crypto.ts";
 import { fail, recovery } from "@/domain/core/errors.ts";
 
-export const SUBAGENT_DEFAULT_TTL_HOURS = 24;
-
 export interface MintInput {
   name: string;
   role: "generator" | "evaluator" | "orchestrator";

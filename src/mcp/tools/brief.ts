@@ -2,13 +2,17 @@ import { z } from "@hono/zod-openapi";
 import { BriefPatchBody, BriefPatchResult } from "@/contracts/brief.ts";
 import { ContextData } from "@/contracts/context.ts";
 import { isBlankBrief } from "@/domain/brief/content.ts";
+import { FULL_BRIEF_CHARS } from "@/domain/context/brief.ts";
 import type { ToolDefinition } from "../types.ts";
 import { fieldsOf, READ_ONLY, relay, updating } from "./shared.ts";
+
+/** "16,000": the full-mode brief limit as the descriptions write it. */
+const FULL_BRIEF = FULL_BRIEF_CHARS.toLocaleString("en-US");
 
 const BriefGetOutput = z.object({
   brief: z.union([z.record(z.string(), z.unknown()), z.string()]).optional().describe(
     "The brief object (scope, goals, stack, constraints, context, custom); omitted when the project has " +
-      "none. Over 16,000 characters it is the serialized text cut there, with briefTruncated and briefFetchUrl",
+      `none. Over ${FULL_BRIEF} characters it is the serialized text cut there, with briefTruncated and briefFetchUrl`,
   ),
   briefVersion: ContextData.shape.brief.shape.version,
   briefUpdatedAt: z.null(),
@@ -37,7 +41,8 @@ export const svcBriefGet: ToolDefinition = {
   title: "Read the brief",
   description: "The project brief (from GET /context): { brief, briefVersion, briefUpdatedAt }. `brief` is " +
     "the brief object and is omitted when the project has no brief content; `briefUpdatedAt` is always " +
-    "null; pass `briefVersion` as `expectedVersion` to svc_brief_update. A brief over 16,000 characters " +
+    "null; pass `briefVersion` as `expectedVersion` to svc_brief_update. A brief over " +
+    `${FULL_BRIEF} characters ` +
     "comes as its serialized text cut there, with `briefTruncated: true` and `briefFetchUrl`. Delivers no " +
     "notifications.",
   input: z.object({}),

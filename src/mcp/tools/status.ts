@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ContextData } from "@/contracts/context.ts";
 import { isBlankBrief } from "@/domain/brief/content.ts";
+import { COMPACT_BRIEF_CHARS } from "@/domain/context/brief.ts";
 import type { ToolDefinition } from "../types.ts";
 import { relay } from "./shared.ts";
 
@@ -57,7 +58,7 @@ export const svcStatus: ToolDefinition = {
   name: "svc_status",
   title: "Project status",
   description: "Call this first, and again whenever you lose track. Returns the compact context of GET " +
-    "/context?compact=true: your agent and project, the brief (first 500 characters), your active ticket " +
+    `/context?compact=true: your agent and project, the brief (first ${COMPACT_BRIEF_CHARS} characters), your active ticket ` +
     "with next action, claims, reviews, pending actions, guidance and the board summary. On a brand-new " +
     "project (no brief content and no tickets) the result also carries `projectSetup` { needed, " +
     "projectName, briefVersion, message, steps } with the steps to set the project up; it disappears once " +

@@ -6,6 +6,8 @@ import {
   CreatedTicket,
   CreateTicketBody,
   CriterionInput,
+  MAX_BATCH_TICKETS,
+  RiskClassSchema,
   TicketIdParam,
 } from "@/contracts/tickets.ts";
 import { BeginBody, BeginResult, PatchedTicket, PatchTicketBody } from "@/contracts/workflow.ts";
@@ -16,6 +18,7 @@ import { ADDITIVE, fieldsOf, relay, updating } from "./shared.ts";
 export const TICKET_TYPES = ["feature", "bug", "chore", "refactor", "spike", "docs"] as const;
 /** MCP-051: how a criterion's evidence is shown. */
 export const EVIDENCE_KINDS = ["ledger", "pr", "screenshot", "log", "none"] as const;
+const EVIDENCE_REQUIRED = EVIDENCE_KINDS.filter((kind) => kind !== "none");
 
 const AckCriterion = AcknowledgeBody.shape.additionalCriteria.unwrap().element;
 
@@ -24,7 +27,9 @@ const ToolCriterion = z.object({
   title: CriterionInput.shape.title.unwrap(),
   description: AckCriterion.shape.description,
   evidence: z.enum(EVIDENCE_KINDS).describe(
-    "How completion is shown: ledger, pr, screenshot, log (each means the criterion requires evidence) or " +
+    `How completion is shown: ${
+      EVIDENCE_REQUIRED.join(", ")
+    } (each means the criterion requires evidence) or ` +
       "none (no evidence required)",
   ),
 });
@@ -59,10 +64,12 @@ export function createBody(input: TicketCreate): Record<string, unknown> {
   };
 }
 
-const CREATE_FIELDS = "Required: `title` (up to 100), `type` (feature, bug, chore, refactor, spike, docs), " +
-  "`description` (up to 2000), `riskClass` (local, shared-state, irreversible), `expectedFiles` (1 to 50 " +
+const CREATE_FIELDS = `Required: \`title\` (up to 100), \`type\` (${TICKET_TYPES.join(", ")}), ` +
+  `\`description\` (up to 2000), \`riskClass\` (${
+    RiskClassSchema.options.join(", ")
+  }), \`expectedFiles\` (1 to 50 ` +
   "repository paths), `acceptanceCriteria` (1 to 20, each { title, description?, evidence } with evidence " +
-  "ledger, pr, screenshot, log or none: every value but none sets requiresEvidence true, none false), " +
+  `${EVIDENCE_REQUIRED.join(", ")} or none: every value but none sets requiresEvidence true, none false), ` +
   "`doneDefinition` (20 to 500), `verificationCommand` (10 to 500). Optional: `sprintId`, `tags` (up to 10).";
 
 export const svcTicketCreate: ToolDefinition<typeof TicketCreateInput> = {
@@ -81,15 +88,16 @@ export const svcTicketCreate: ToolDefinition<typeof TicketCreateInput> = {
 };
 
 const BatchInput = z.object({
-  tickets: z.array(TicketCreateInput).min(1).max(25).describe(
-    "1 to 25 tickets shaped like svc_ticket_create",
+  tickets: z.array(TicketCreateInput).min(1).max(MAX_BATCH_TICKETS).describe(
+    `1 to ${MAX_BATCH_TICKETS} tickets shaped like svc_ticket_create`,
   ),
 });
 
 export const svcTicketBatch: ToolDefinition<typeof BatchInput> = {
   name: "svc_ticket_batch",
   title: "Create tickets in a batch",
-  description: "Creates 1 to 25 tickets (POST /ticket/batch), each shaped like svc_ticket_create's " +
+  description:
+    `Creates 1 to ${MAX_BATCH_TICKETS} tickets (POST /ticket/batch), each shaped like svc_ticket_create's ` +
     "parameters and created on its own: a failing row is listed in `errors` (index, status, error) and " +
     "never stops the others. Result { created[], errors[], total }.",
   input: BatchInput,
