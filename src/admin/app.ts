@@ -175,7 +175,10 @@ function writes(admin: OpenAPIHono<AppEnv>): void {
     async (c, { projectId }) =>
       ok(c, await operator.createApiKey(ctx(c), projectId!, await parse(bodyOf(r.createApiKey), c.req)), 201),
   );
+}
 
+/** Undo, signing keys and the test clock. */
+function actions(admin: OpenAPIHono<AppEnv>): void {
   // Undo: revoke a key or an agent, end a session, remove a member (see domain/operator/revoke.ts).
   serve(
     admin,
@@ -266,6 +269,7 @@ export function adminApp(): OpenAPIHono<AppEnv> {
   const admin = new OpenAPIHono<AppEnv>();
   adminAuth(admin);
   writes(admin);
+  actions(admin);
   reads(admin);
   let document: string | undefined;
   serve(admin, r.document, (c) => {
