@@ -5,9 +5,11 @@
  * the next page).
  *
  * Every command is one row of COMMANDS: its words, usage, help line, the choices of its flags (from their
- * one definition in src/), the call it makes and how its answer reads as text. A new command is a new row.
+ * one definition in src/), the operator route it calls (src/admin/routes.ts: its method and path template,
+ * whose `{params}` it fills in) and how its answer reads as text. A new command is a new row.
  */
 import { ALL_SCOPES } from "@/domain/core/scopes.ts";
+import { adminPath, type AdminRoute, adminRoutes as r } from "@/admin/routes.ts";
 import {
   AGENT_ROLES,
   MEMBER_ROLES,
@@ -29,8 +31,12 @@ export interface Command {
   help: string;
   /** Allowed values per flag, listed by `--help`. */
   choices?: Record<string, readonly string[]>;
-  method: "GET" | "POST" | "PATCH" | "DELETE";
-  path: (flags: Flags, positional: string[]) => string;
+  /** The operator route it calls: the method and the path template come from it. */
+  route: AdminRoute;
+  /** The values of the route's path parameters (`{projectId}`); absent for a path without any. */
+  params?: (flags: Flags, positional: string[]) => Record<string, string>;
+  /** The query string of a list (`?limit=&cursor=`). */
+  query?: (flags: Flags) => string;
   /** Absent for calls without a body. */
   body?: (flags: Flags) => Data;
   /** The answer's `data` as lines of text; a list's rows are printed as a table by default. */
@@ -41,26 +47,25 @@ export interface Command {
 
 /** The undo commands: revoke a key or an agent, end a session, remove a member (200 with what changed). */
 function undoCommands(): Command[] {
-  const project = (f: Flags) => `/admin/projects/${id(required(f, "project"))}`;
   const need = (p: string[], name: string) => {
     if (!p[0]) throw new Error(`missing ${name}`);
-    return id(p[0]);
+    return p[0];
   };
   return [
     {
       name: "api-key revoke",
       args: "--project PROJECT_ID KEY_ID",
       help: "Revokes an API key: refused at once, on every instance.",
-      method: "DELETE",
-      path: (f, p) => `${project(f)}/api-keys/${need(p, "KEY_ID")}`,
+      route: r.revokeApiKey,
+      params: (f, p) => ({ projectId: required(f, "project"), keyId: need(p, "KEY_ID") }),
       text: titled("revoked API key"),
     },
     {
       name: "agent revoke",
       args: "--project PROJECT_ID AGENT_ID",
       help: "Revokes an agent: its keys, sessions and sub-agents revoked, its claims released.",
-      method: "POST",
-      path: (f, p) => `${project(f)}/agents/${need(p, "AGENT_ID")}/revoke`,
+      route: r.revokeAgent,
+      params: (f, p) => ({ projectId: required(f, "project"), agentId: need(p, "AGENT_ID") }),
       body: () => ({}),
       text: titled("revoked agent"),
     },
@@ -68,16 +73,16 @@ function undoCommands(): Command[] {
       name: "session end",
       args: "SESSION_ID",
       help: "Ends a session: canceled, its token refused at once (the agent may pair again).",
-      method: "DELETE",
-      path: (_f, p) => `/admin/sessions/${need(p, "SESSION_ID")}`,
+      route: r.endSession,
+      params: (_f, p) => ({ sessionId: need(p, "SESSION_ID") }),
       text: titled("ended session"),
     },
     {
       name: "member remove",
       args: "--project PROJECT_ID USER_ID",
       help: "Removes a member: the user loses the project at once (not the last admin).",
-      method: "DELETE",
-      path: (f, p) => `${project(f)}/members/${need(p, "USER_ID")}`,
+      route: r.removeMember,
+      params: (f, p) => ({ projectId: required(f, "project"), userId: need(p, "USER_ID") }),
       text: titled("removed member"),
     },
   ];
@@ -115,8 +120,6 @@ function page(f: Flags): string {
   );
   return q.size > 0 ? `?${q}` : "";
 }
-
-const id = (value: string | undefined) => encodeURIComponent(value ?? "");
 
 // ---- text -----------------------------------------------------------------------------------------
 
@@ -170,31 +173,31 @@ const COLUMNS: Record<string, string[]> = {
 function reads(): Command[] {
   const out: Command[] = [];
   const collections = [
-    ["org", "orgs", "organizations"],
-    ["user", "users", "users"],
-    ["project", "projects", "projects"],
-    ["member", "members", "members of a project"],
-    ["agent", "agents", "agents of a project"],
-    ["api-key", "api-keys", "API keys of a project (never the keys themselves)"],
+    ["org", r.listOrgs, r.getOrg, "orgId", "organizations"],
+    ["user", r.listUsers, r.getUser, "userId", "users"],
+    ["project", r.listProjects, r.getProject, "projectId", "projects"],
+    ["member", r.listMembers, r.getMember, "userId", "members of a project"],
+    ["agent", r.listAgents, r.getAgent, "agentId", "agents of a project"],
+    ["api-key", r.listApiKeys, r.getApiKey, "keyId", "API keys of a project (never the keys themselves)"],
   ] as const;
-  for (const [noun, collection, what] of collections) {
-    const scoped = ["member", "agent", "api-key"].includes(noun);
-    const base = (f: Flags) =>
-      scoped ? `/admin/projects/${id(required(f, "project"))}/${collection}` : `/admin/${collection}`;
+  for (const [noun, listRoute, getRoute, idName, what] of collections) {
+    const scoped = listRoute.path.includes("{projectId}");
+    const project = (f: Flags): Record<string, string> => scoped ? { projectId: required(f, "project") } : {};
     out.push({
       name: `${noun} list`,
       args: `${scoped ? "--project PROJECT_ID " : ""}${PAGING}`,
       help: `Lists the ${what}, oldest first.`,
-      method: "GET",
-      path: (f) => `${base(f)}${page(f)}`,
+      route: listRoute,
+      params: project,
+      query: page,
       text: (data) => table(data as Data[], COLUMNS[noun]!),
     });
     out.push({
       name: `${noun} get`,
       args: `${scoped ? "--project PROJECT_ID " : ""}${noun === "member" ? "USER_ID" : "ID"}`,
       help: `Shows one of the ${what}.`,
-      method: "GET",
-      path: (f, p) => `${base(f)}/${id(p[0])}`,
+      route: getRoute,
+      params: (f, p) => ({ ...project(f), [idName]: p[0] ?? "" }),
       text: fields,
     });
   }
@@ -207,8 +210,7 @@ export const COMMANDS: Command[] = [
     args: "--name NAME [--plan PLAN]",
     help: "Creates an organization (plan free unless given).",
     choices: { plan: PLANS },
-    method: "POST",
-    path: () => "/admin/orgs",
+    route: r.createOrg,
     body: (f) => compact({ name: required(f, "name"), plan: str(f, "plan") }),
     text: titled("created organization"),
   },
@@ -217,8 +219,8 @@ export const COMMANDS: Command[] = [
     args: "ORG_ID [--plan PLAN] [--status STATUS]",
     help: "Changes an organization's plan or status (suspended: its projects refuse agents).",
     choices: { plan: PLANS, status: ORG_STATUSES },
-    method: "PATCH",
-    path: (_f, p) => `/admin/orgs/${id(p[0])}`,
+    route: r.updateOrg,
+    params: (_f, p) => ({ orgId: p[0] ?? "" }),
     body: (f) => compact({ plan: str(f, "plan"), status: str(f, "status") }),
     text: titled("updated organization"),
   },
@@ -226,8 +228,7 @@ export const COMMANDS: Command[] = [
     name: "user create",
     args: "--email EMAIL --password PASSWORD --name NAME",
     help: "Creates a user (signs in to the dashboard and the OAuth page).",
-    method: "POST",
-    path: () => "/admin/users",
+    route: r.createUser,
     body: (f) => ({
       email: required(f, "email"),
       password: required(f, "password"),
@@ -240,8 +241,7 @@ export const COMMANDS: Command[] = [
     args: "--org ORG_ID --name NAME --prefix PREFIX [--review-mode MODE] [--password PW] [--settings JSON]",
     help: "Creates a project; PREFIX (2 to 10 upper-case letters) starts its ticket keys.",
     choices: { "review-mode": REVIEW_MODES },
-    method: "POST",
-    path: () => "/admin/projects",
+    route: r.createProject,
     body: (f) =>
       compact({
         orgId: required(f, "org"),
@@ -258,8 +258,8 @@ export const COMMANDS: Command[] = [
     args: "PROJECT_ID [--name N] [--review-mode MODE] [--status STATUS] [--password PW] [--settings JSON]",
     help: "Changes a project's name, review mode, status, password or settings.",
     choices: { "review-mode": REVIEW_MODES, status: PROJECT_STATUSES },
-    method: "PATCH",
-    path: (_f, p) => `/admin/projects/${id(p[0])}`,
+    route: r.updateProject,
+    params: (_f, p) => ({ projectId: p[0] ?? "" }),
     body: (f) =>
       compact({
         name: str(f, "name"),
@@ -275,8 +275,8 @@ export const COMMANDS: Command[] = [
     args: "--project PROJECT_ID --user USER_ID --role ROLE",
     help: "Makes a user a member of a project.",
     choices: { role: MEMBER_ROLES },
-    method: "POST",
-    path: (f) => `/admin/projects/${id(required(f, "project"))}/members`,
+    route: r.addMember,
+    params: (f) => ({ projectId: required(f, "project") }),
     body: (f) => ({ userId: required(f, "user"), role: required(f, "role") }),
     text: titled("added member"),
   },
@@ -285,8 +285,8 @@ export const COMMANDS: Command[] = [
     args: "--project PROJECT_ID [--role ROLE] [--agent-name NAME] [--platform P] [--model M]",
     help: "Mints a pairing code for an agent (role generator unless given); it is shown once.",
     choices: { role: AGENT_ROLES },
-    method: "POST",
-    path: (f) => `/admin/projects/${id(required(f, "project"))}/pairing-codes`,
+    route: r.createPairingCode,
+    params: (f) => ({ projectId: required(f, "project") }),
     body: (f) =>
       compact({
         role: str(f, "role"),
@@ -307,8 +307,8 @@ export const COMMANDS: Command[] = [
     args: "--project PROJECT_ID --agent-name NAME [--name KEY_NAME] [--role ROLE] [--scopes a,b]",
     help: "Mints an API key for an agent (created by name if new); no scopes means unrestricted.",
     choices: { role: AGENT_ROLES, scopes: ALL_SCOPES },
-    method: "POST",
-    path: (f) => `/admin/projects/${id(required(f, "project"))}/api-keys`,
+    route: r.createApiKey,
+    params: (f) => ({ projectId: required(f, "project") }),
     body: (f) =>
       compact({
         agentName: required(f, "agent-name"),
@@ -322,8 +322,7 @@ export const COMMANDS: Command[] = [
     name: "keys rotate",
     args: "",
     help: "Adds a new OAuth signing key; older keys verify until their tokens expire.",
-    method: "POST",
-    path: () => "/admin/keys/rotate",
+    route: r.rotateKeys,
     body: () => ({}),
     text: titled("new signing key"),
   },
@@ -331,8 +330,7 @@ export const COMMANDS: Command[] = [
     name: "clock advance",
     args: "--ms MILLISECONDS",
     help: "Moves the service's clock forward (a server started with SVC_TEST_CLOCK=1).",
-    method: "POST",
-    path: () => "/admin/clock",
+    route: r.advanceClock,
     body: (f) => ({ advanceMs: Number(required(f, "ms")) }),
     text: titled("clock advanced"),
   },
@@ -432,6 +430,11 @@ function answerText(command: Command, parsed: Answer): string[] {
   return lines;
 }
 
+/** The URL path a command calls: its route's template under /admin, parameters filled in, plus its query. */
+export function commandPath(command: Command, flags: Flags, positional: string[]): string {
+  return adminPath(command.route, command.params?.(flags, positional)) + (command.query?.(flags) ?? "");
+}
+
 /** Runs one CLI invocation; returns the exit code. Exported for tests. */
 export async function runCli(
   args: string[],
@@ -458,7 +461,7 @@ export async function runCli(
   let path: string;
   try {
     body = command.body?.(flags);
-    path = command.path(flags, positional);
+    path = commandPath(command, flags, positional);
   } catch (err) {
     out(
       `error: ${err instanceof Error ? err.message : String(err)}\n  usage: deno task cli ${
@@ -471,7 +474,7 @@ export async function runCli(
   let res: Response;
   try {
     res = await fetchFn(url, {
-      method: command.method,
+      method: command.route.method.toUpperCase(),
       headers: {
         Authorization: `Bearer ${env.token ?? ""}`,
         ...(body ? { "Content-Type": "application/json" } : {}),

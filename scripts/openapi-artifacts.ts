@@ -1,16 +1,24 @@
 import openapiTS, { astToString } from "openapi-typescript";
 import { createApi } from "@/app.ts";
 import { buildOpenApiDocument } from "@/openapi.ts";
+import { adminApp } from "@/admin/app.ts";
+import { operatorDocumentText } from "@/admin/openapi.ts";
 
 export { clientText } from "./client-gen.ts";
 
 export const DOCUMENT_PATH = new URL("../openapi/openapi.json", import.meta.url);
+export const OPERATOR_DOCUMENT_PATH = new URL("../openapi/operator.json", import.meta.url);
 export const SCHEMA_PATH = new URL("../generated/schema.ts", import.meta.url);
 export const CLIENT_PATH = new URL("../generated/client.ts", import.meta.url);
 
 /** The OpenAPI document exactly as committed in openapi/openapi.json. */
 export function documentText(): string {
   return JSON.stringify(buildOpenApiDocument(createApi()), null, 2) + "\n";
+}
+
+/** The operator API's document exactly as committed in openapi/operator.json (GET /admin/openapi.json). */
+export function operatorDocument(): string {
+  return operatorDocumentText(adminApp());
 }
 
 /** The TypeScript types generated from the document by openapi-typescript. */

@@ -1,7 +1,5 @@
-import { type Context, Hono } from "hono";
-import { MEMBER_ROLES, ORG_STATUSES, PLANS, PROJECT_STATUSES } from "@/shared/vocabulary.ts";
-import { z } from "zod";
-import { AgentRoleSchema, ReviewModeSchema } from "@/contracts/common.ts";
+import type { Context } from "hono";
+import { OpenAPIHono, type RouteConfig, type z } from "@hono/zod-openapi";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody, fieldErrors } from "@/http/errors.ts";
 import { ok } from "@/http/envelope.ts";
@@ -12,73 +10,13 @@ import * as operatorRead from "@/domain/operator/read.ts";
 import * as operatorRevoke from "@/domain/operator/revoke.ts";
 import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
 import { rotateSigningKey } from "@/domain/oauth/keys.ts";
-
-/**
- * An id as PostgreSQL's uuid type reads it in canonical form (any version). Anything else is malformed
- * (`400 VALIDATION_ERROR`); a well-formed id that names nothing is `404` (operator contract).
- */
-const ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const Id = z.string().regex(ID_PATTERN, "Expected an id (UUID)").transform((v) => v.toLowerCase());
-
-const Plan = z.enum(PLANS);
-const Role = AgentRoleSchema;
-const Settings = z.object({
-  requireType: z.boolean().optional(),
-  allowedTypes: z.array(z.string().min(1).max(50)).optional(),
-  requireDescription: z.boolean().optional(),
-  columns: z.array(z.string().min(1).max(30)).min(2).optional(),
-  threadsEnabled: z.boolean().optional(),
-  ledgerStaleMinutes: z.number().int().min(1).max(1440).optional(),
-}).passthrough();
-
-const schemas = {
-  org: z.object({ name: z.string().min(1).max(200), plan: Plan.optional() }),
-  orgPatch: z.object({ plan: Plan.optional(), status: z.enum(ORG_STATUSES).optional() })
-    .refine((v) => v.plan !== undefined || v.status !== undefined, "Provide plan or status"),
-  user: z.object({
-    email: z.string().email(),
-    password: z.string().min(8).max(200),
-    name: z.string().min(1).max(200),
-  }),
-  project: z.object({
-    orgId: Id,
-    name: z.string().min(1).max(200),
-    ticketPrefix: z.string().regex(/^[A-Z]{2,10}$/, "2 to 10 upper-case letters"),
-    reviewMode: ReviewModeSchema.optional(),
-    password: z.string().min(1).max(200).optional(),
-    settings: Settings.optional(),
-  }),
-  projectPatch: z.object({
-    name: z.string().min(1).max(200).optional(),
-    reviewMode: ReviewModeSchema.optional(),
-    password: z.string().max(200).nullable().optional(),
-    settings: Settings.optional(),
-    status: z.enum(PROJECT_STATUSES).optional(),
-  }),
-  member: z.object({ userId: Id, role: z.enum(MEMBER_ROLES) }),
-  code: z.object({
-    agentName: z.string().min(1).max(64).optional(),
-    role: Role.optional(),
-    platform: z.string().min(1).max(64).optional(),
-    model: z.string().min(1).max(64).optional(),
-  }),
-  apiKey: z.object({
-    name: z.string().min(1).max(100).optional(),
-    agentName: z.string().min(1).max(64),
-    role: Role.optional(),
-    scopes: z.array(z.string()).optional(),
-  }),
-  clock: z.object({ advanceMs: z.number().int().min(0) }),
-  page: z.object({
-    limit: z.string().regex(/^\d+$/, "An integer from 1 to 100").transform(Number)
-      .pipe(z.number().int().min(1).max(100)).optional(),
-    cursor: z.string().min(1).max(300).optional(),
-  }),
-};
+import { ID_PATTERN, PageQuery } from "@/contracts/operator.ts";
+import { adminRoutes as r } from "./routes.ts";
+import { operatorDocumentText } from "./openapi.ts";
 
 /** `limit` (1 to 100, default 50) and `cursor` of a list; 400 VALIDATION_ERROR otherwise. */
 function pageOf(c: AdminContext): operatorRead.Page {
-  const result = schemas.page.safeParse(c.req.query());
+  const result = PageQuery.safeParse(c.req.query());
   if (!result.success) {
     throw new DomainError("invalid", "VALIDATION_ERROR", "Validation failed", {
       fields: fieldErrors(result.error),
@@ -139,9 +77,34 @@ function withIds(handler: (c: AdminContext, ids: Record<string, string>) => Prom
   };
 }
 
-/** The operator API (`/admin/*`): bearer `SVC_ADMIN_TOKEN`; off (404) when no admin token is configured. */
-export function adminApp(): Hono<AppEnv> {
-  const admin = new Hono<AppEnv>();
+type BodySchema<R> = R extends
+  { request: { body: { content: { "application/json": { schema: infer S extends z.ZodType } } } } } ? S
+  : never;
+
+/** The JSON body schema a route documents: the one its handler parses with. */
+function bodyOf<R extends RouteConfig>(route: R): BodySchema<R> {
+  const content = route.request?.body?.content as Record<string, { schema: unknown }> | undefined;
+  return content?.["application/json"]?.schema as BodySchema<R>;
+}
+
+/** Hono's form of a route's path template: `/orgs/{orgId}` -> `/orgs/:orgId`. */
+const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+
+type Handler = (c: AdminContext, ids: Record<string, string>) => Promise<Response>;
+
+/** Documents the route in the operator document and serves it (ids checked by `withIds`). */
+function serve(admin: OpenAPIHono<AppEnv>, route: RouteConfig, handler: Handler): void {
+  admin.openAPIRegistry.registerPath(route);
+  admin.on(route.method.toUpperCase(), honoPath(route.path), withIds(handler));
+}
+
+const ctx = (c: { get(k: "deps"): AppEnv["Variables"]["deps"] }) => ({
+  db: c.get("deps").db,
+  clock: c.get("deps").clock,
+});
+
+/** Bearer `SVC_ADMIN_TOKEN`; off (404) when no admin token is configured. */
+function adminAuth(admin: OpenAPIHono<AppEnv>): void {
   admin.use("*", async (c, next) => {
     const expected = c.get("deps").config.adminToken;
     if (!expected) {
@@ -159,147 +122,159 @@ export function adminApp(): Hono<AppEnv> {
     }
     await next();
   });
-  const ctx = (c: { get(k: "deps"): AppEnv["Variables"]["deps"] }) => ({
-    db: c.get("deps").db,
-    clock: c.get("deps").clock,
-  });
+}
 
-  admin.post(
-    "/orgs",
-    async (c) => ok(c, await operator.createOrg(ctx(c), await parse(schemas.org, c.req)), 201),
+function writes(admin: OpenAPIHono<AppEnv>): void {
+  serve(
+    admin,
+    r.createOrg,
+    async (c) => ok(c, await operator.createOrg(ctx(c), await parse(bodyOf(r.createOrg), c.req)), 201),
   );
-  admin.patch(
-    "/orgs/:orgId",
-    withIds(async (c, { orgId }) =>
-      ok(c, await operator.updateOrg(ctx(c), orgId!, await parse(schemas.orgPatch, c.req)))
-    ),
+  serve(
+    admin,
+    r.updateOrg,
+    async (c, { orgId }) =>
+      ok(c, await operator.updateOrg(ctx(c), orgId!, await parse(bodyOf(r.updateOrg), c.req))),
   );
-  admin.post(
-    "/users",
-    async (c) => ok(c, await operator.createUser(ctx(c), await parse(schemas.user, c.req)), 201),
+  serve(
+    admin,
+    r.createUser,
+    async (c) => ok(c, await operator.createUser(ctx(c), await parse(bodyOf(r.createUser), c.req)), 201),
   );
-  admin.post(
-    "/projects",
-    async (c) => ok(c, await operator.createProject(ctx(c), await parse(schemas.project, c.req)), 201),
+  serve(
+    admin,
+    r.createProject,
+    async (c) =>
+      ok(c, await operator.createProject(ctx(c), await parse(bodyOf(r.createProject), c.req)), 201),
   );
-  admin.patch(
-    "/projects/:projectId",
-    withIds(async (c, { projectId }) =>
-      ok(c, await operator.updateProject(ctx(c), projectId!, await parse(schemas.projectPatch, c.req)))
-    ),
+  serve(
+    admin,
+    r.updateProject,
+    async (c, { projectId }) =>
+      ok(c, await operator.updateProject(ctx(c), projectId!, await parse(bodyOf(r.updateProject), c.req))),
   );
-  admin.post(
-    "/projects/:projectId/members",
-    withIds(async (c, { projectId }) =>
-      ok(c, await operator.addMember(ctx(c), projectId!, await parse(schemas.member, c.req)), 201)
-    ),
+  serve(
+    admin,
+    r.addMember,
+    async (c, { projectId }) =>
+      ok(c, await operator.addMember(ctx(c), projectId!, await parse(bodyOf(r.addMember), c.req)), 201),
   );
-  admin.post(
-    "/projects/:projectId/pairing-codes",
-    withIds(async (c, { projectId }) =>
-      ok(
-        c,
-        await operator.createAdminPairingCode(ctx(c), projectId!, await parse(schemas.code, c.req)),
-        201,
-      )
-    ),
+  serve(admin, r.createPairingCode, async (c, { projectId }) =>
+    ok(
+      c,
+      await operator.createAdminPairingCode(
+        ctx(c),
+        projectId!,
+        await parse(bodyOf(r.createPairingCode), c.req),
+      ),
+      201,
+    ));
+  serve(
+    admin,
+    r.createApiKey,
+    async (c, { projectId }) =>
+      ok(c, await operator.createApiKey(ctx(c), projectId!, await parse(bodyOf(r.createApiKey), c.req)), 201),
   );
-  admin.post(
-    "/projects/:projectId/api-keys",
-    withIds(async (c, { projectId }) =>
-      ok(c, await operator.createApiKey(ctx(c), projectId!, await parse(schemas.apiKey, c.req)), 201)
-    ),
-  );
+}
 
+/** Undo, signing keys and the test clock. */
+function actions(admin: OpenAPIHono<AppEnv>): void {
   // Undo: revoke a key or an agent, end a session, remove a member (see domain/operator/revoke.ts).
-  admin.delete(
-    "/projects/:projectId/api-keys/:keyId",
-    withIds(async (c, { projectId, keyId }) =>
-      ok(c, await operatorRevoke.revokeApiKey(ctx(c), projectId!, keyId!))
-    ),
+  serve(
+    admin,
+    r.revokeApiKey,
+    async (c, { projectId, keyId }) => ok(c, await operatorRevoke.revokeApiKey(ctx(c), projectId!, keyId!)),
   );
-  admin.post(
-    "/projects/:projectId/agents/:agentId/revoke",
-    withIds(async (c, { projectId, agentId }) =>
-      ok(c, await operatorRevoke.revokeAgent(ctx(c), projectId!, agentId!))
-    ),
+  serve(
+    admin,
+    r.revokeAgent,
+    async (c, { projectId, agentId }) =>
+      ok(c, await operatorRevoke.revokeAgent(ctx(c), projectId!, agentId!)),
   );
-  admin.delete(
-    "/sessions/:sessionId",
-    withIds(async (c, { sessionId }) => ok(c, await operatorRevoke.endSession(ctx(c), sessionId!))),
+  serve(
+    admin,
+    r.endSession,
+    async (c, { sessionId }) => ok(c, await operatorRevoke.endSession(ctx(c), sessionId!)),
   );
-  admin.delete(
-    "/projects/:projectId/members/:userId",
-    withIds(async (c, { projectId, userId }) =>
-      ok(c, await operatorRevoke.removeMember(ctx(c), projectId!, userId!))
-    ),
-  );
-
-  // Reads: every collection lists (newest first, paged) and reads one by id.
-  admin.get("/orgs", async (c) => listed(c, await operatorRead.listOrgs(ctx(c), pageOf(c))));
-  admin.get(
-    "/orgs/:orgId",
-    withIds(async (c, { orgId }) => ok(c, await operatorRead.getOrg(ctx(c), orgId!))),
-  );
-  admin.get("/users", async (c) => listed(c, await operatorRead.listUsers(ctx(c), pageOf(c))));
-  admin.get(
-    "/users/:userId",
-    withIds(async (c, { userId }) => ok(c, await operatorRead.getUser(ctx(c), userId!))),
-  );
-  admin.get("/projects", async (c) => listed(c, await operatorRead.listProjects(ctx(c), pageOf(c))));
-  admin.get(
-    "/projects/:projectId",
-    withIds(async (c, { projectId }) => ok(c, await operatorRead.getProject(ctx(c), projectId!))),
-  );
-  admin.get(
-    "/projects/:projectId/members",
-    withIds(async (c, { projectId }) =>
-      listed(c, await operatorRead.listMembers(ctx(c), projectId!, pageOf(c)))
-    ),
-  );
-  admin.get(
-    "/projects/:projectId/members/:userId",
-    withIds(async (c, { projectId, userId }) =>
-      ok(c, await operatorRead.getMember(ctx(c), projectId!, userId!))
-    ),
-  );
-  admin.get(
-    "/projects/:projectId/agents",
-    withIds(async (c, { projectId }) =>
-      listed(c, await operatorRead.listAgents(ctx(c), projectId!, pageOf(c)))
-    ),
-  );
-  admin.get(
-    "/projects/:projectId/agents/:agentId",
-    withIds(async (c, { projectId, agentId }) =>
-      ok(c, await operatorRead.getAgent(ctx(c), projectId!, agentId!))
-    ),
-  );
-  admin.get(
-    "/projects/:projectId/api-keys",
-    withIds(async (c, { projectId }) =>
-      listed(c, await operatorRead.listApiKeys(ctx(c), projectId!, pageOf(c)))
-    ),
-  );
-  admin.get(
-    "/projects/:projectId/api-keys/:keyId",
-    withIds(async (c, { projectId, keyId }) =>
-      ok(c, await operatorRead.getApiKey(ctx(c), projectId!, keyId!))
-    ),
+  serve(
+    admin,
+    r.removeMember,
+    async (c, { projectId, userId }) => ok(c, await operatorRevoke.removeMember(ctx(c), projectId!, userId!)),
   );
 
   // A new OAuth signing key signs from now on; older keys keep verifying until their tokens expire.
-  admin.post(
-    "/keys/rotate",
+  serve(
+    admin,
+    r.rotateKeys,
     async (c) => ok(c, await rotateSigningKey({ ...ctx(c), publicUrl: c.get("deps").config.publicUrl }), 201),
   );
-
-  admin.post("/clock", async (c) => {
+  serve(admin, r.advanceClock, async (c) => {
     const deps = c.get("deps");
     if (!deps.config.testClock) return c.json(errorBody("NOT_FOUND", "The test clock is off"), 404);
-    const { advanceMs } = await parse(schemas.clock, c.req);
+    const { advanceMs } = await parse(bodyOf(r.advanceClock), c.req);
     // The offset lives in the database: every instance on it moves with this one.
     return ok(c, { now: (await advanceTestClock(deps.db, deps.clock, advanceMs)).toISOString() });
+  });
+}
+
+/** Reads: every collection lists (newest first, paged) and reads one by id. */
+function reads(admin: OpenAPIHono<AppEnv>): void {
+  serve(admin, r.listOrgs, async (c) => listed(c, await operatorRead.listOrgs(ctx(c), pageOf(c))));
+  serve(admin, r.getOrg, async (c, { orgId }) => ok(c, await operatorRead.getOrg(ctx(c), orgId!)));
+  serve(admin, r.listUsers, async (c) => listed(c, await operatorRead.listUsers(ctx(c), pageOf(c))));
+  serve(admin, r.getUser, async (c, { userId }) => ok(c, await operatorRead.getUser(ctx(c), userId!)));
+  serve(admin, r.listProjects, async (c) => listed(c, await operatorRead.listProjects(ctx(c), pageOf(c))));
+  serve(
+    admin,
+    r.getProject,
+    async (c, { projectId }) => ok(c, await operatorRead.getProject(ctx(c), projectId!)),
+  );
+  serve(
+    admin,
+    r.listMembers,
+    async (c, { projectId }) => listed(c, await operatorRead.listMembers(ctx(c), projectId!, pageOf(c))),
+  );
+  serve(
+    admin,
+    r.getMember,
+    async (c, { projectId, userId }) => ok(c, await operatorRead.getMember(ctx(c), projectId!, userId!)),
+  );
+  serve(
+    admin,
+    r.listAgents,
+    async (c, { projectId }) => listed(c, await operatorRead.listAgents(ctx(c), projectId!, pageOf(c))),
+  );
+  serve(
+    admin,
+    r.getAgent,
+    async (c, { projectId, agentId }) => ok(c, await operatorRead.getAgent(ctx(c), projectId!, agentId!)),
+  );
+  serve(
+    admin,
+    r.listApiKeys,
+    async (c, { projectId }) => listed(c, await operatorRead.listApiKeys(ctx(c), projectId!, pageOf(c))),
+  );
+  serve(
+    admin,
+    r.getApiKey,
+    async (c, { projectId, keyId }) => ok(c, await operatorRead.getApiKey(ctx(c), projectId!, keyId!)),
+  );
+}
+
+/**
+ * The operator API (`/admin/*`): bearer `SVC_ADMIN_TOKEN`; off (404) when no admin token is configured.
+ * Every route is an object of `./routes.ts`; the document they make is served at `GET /admin/openapi.json`.
+ */
+export function adminApp(): OpenAPIHono<AppEnv> {
+  const admin = new OpenAPIHono<AppEnv>();
+  adminAuth(admin);
+  writes(admin);
+  actions(admin);
+  reads(admin);
+  let document: string | undefined;
+  serve(admin, r.document, (c) => {
+    document ??= operatorDocumentText(admin);
+    return Promise.resolve(c.body(document, 200, { "Content-Type": "application/json; charset=UTF-8" }));
   });
   return admin;
 }
