@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { EventsQuery } from "@/contracts/events.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx, ServiceCtx } from "@/domain/core/context.ts";
 import { fail, recovery } from "@/domain/core/errors.ts";
@@ -8,12 +10,11 @@ export const EVENTS_MAX_LIMIT = 500;
 /** Suggested pause between two polls that returned nothing new. */
 export const EVENTS_POLL_INTERVAL_SECONDS = 10;
 
-export interface FeedInput {
-  since?: string | undefined;
-  limit?: number | undefined;
+/** GET /events' query as the route has parsed it, with `kinds` split from its comma list. */
+export type FeedInput = Omit<z.output<typeof EventsQuery>, "kinds"> & {
   /** Kinds to keep: exact (`ticket.moved`) or a prefix ending in a dot (`ticket.`). */
   kinds?: string[] | undefined;
-}
+};
 
 export interface FeedEvent {
   seq: number;
