@@ -19,10 +19,8 @@ import { type PreparedEntry, prepareEntry } from "./validate.ts";
  */
 export type AppendMode = "single" | "batch";
 
-export interface NextAction {
-  action: string;
-  message: string;
-}
+/** The nextAction of POST /ledger's answer. */
+export type NextAction = AppendResult["nextAction"];
 
 /** What POST /ledger answers (its `data`). */
 export type AppendResult = z.output<typeof LedgerWriteData>;
