@@ -2,6 +2,8 @@
  * The types of a claim shared by its plan (acquire.ts) and its write (write.ts), in a file of their own
  * so that the two import each other one way only (issue 23 point 1).
  */
+import type { z } from "zod";
+import type { ClaimData, ClaimItem } from "@/contracts/claims.ts";
 import type { Holder } from "@/domain/core/claim-holders.ts";
 import type { ClaimConflict } from "./conflicts.ts";
 
@@ -20,19 +22,11 @@ export interface AcquireInput {
   now: Date;
 }
 
-export interface ClaimView {
-  file: string;
-  claimedAt: string;
-  expiresAt: string;
-}
+/** A claim as POST /claim shows it. */
+export type ClaimView = z.output<typeof ClaimItem>;
 
-export interface AcquireResult {
-  claims: ClaimView[];
-  idempotent?: true;
-  renewed?: true;
-  inherited?: true;
-  restored?: true;
-}
+/** What acquiring answers: POST /claim's `data` before its nextAction is added. */
+export type AcquireResult = Omit<z.output<typeof ClaimData>, "nextAction">;
 
 /** What a claim writes, decided from the live holders of its files. */
 export interface ClaimPlan {

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ContextMoreQuery } from "@/contracts/context.ts";
 import { LEDGER_TYPES, type LedgerType } from "@/db/tables/work.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { byteChunk, serializedBriefAt } from "./brief.ts";
@@ -10,11 +12,8 @@ export const MORE_SECTIONS = ["ledger", "threads", "brief", "reviews"] as const;
 export type MoreSection = typeof MORE_SECTIONS[number];
 export const MORE_DEFAULT_LIMIT = 50;
 
-export interface MoreInput {
-  section: MoreSection;
-  cursor?: string | undefined;
-  limit?: number | undefined;
-}
+/** GET /context/more's query, as the route has parsed it. */
+export type MoreInput = z.output<typeof ContextMoreQuery>;
 
 /** GET /context/more: the next rows of one context section behind an opaque cursor. */
 export async function contextMore(ctx: ActorCtx, input: MoreInput) {

@@ -1,4 +1,5 @@
-import { EVENTS_DEFAULT_LIMIT } from "@/contracts/events.ts";
+import type { z } from "zod";
+import { EVENTS_DEFAULT_LIMIT, type EventsQuery } from "@/contracts/events.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx, ServiceCtx } from "@/domain/core/context.ts";
 import { fail, recovery } from "@/domain/core/errors.ts";
@@ -7,12 +8,11 @@ import { decodeEventCursor, encodeEventCursor } from "./cursor.ts";
 /** Suggested pause between two polls that returned nothing new. */
 export const EVENTS_POLL_INTERVAL_SECONDS = 10;
 
-export interface FeedInput {
-  since?: string | undefined;
-  limit?: number | undefined;
+/** GET /events' query as the route has parsed it, with `kinds` split from its comma list. */
+export type FeedInput = Omit<z.output<typeof EventsQuery>, "kinds"> & {
   /** Kinds to keep: exact (`ticket.moved`) or a prefix ending in a dot (`ticket.`). */
   kinds?: string[] | undefined;
-}
+};
 
 export interface FeedEvent {
   seq: number;

@@ -1,12 +1,13 @@
+import type { z } from "zod";
+import type { QaResultsBody } from "@/contracts/handoff.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { fail, recovery } from "@/domain/core/errors.ts";
 import { isUuid } from "@/domain/core/ticket-refs.ts";
 import { getQaRun } from "./qa.ts";
 
-export interface QaResultsInput {
-  tests: { criterionIndex: number; status: "passed" | "failed" | "skipped"; evidence: string }[];
-}
+/** POST /qa/{qaRunId}/results' body, as the route has parsed it. */
+export type QaResultsInput = z.output<typeof QaResultsBody>;
 
 /** A run's status from its tests: failed if any failed, passed once none is pending, else pending. */
 function runStatus(statuses: string[]): "pending" | "passed" | "failed" {

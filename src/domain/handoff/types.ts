@@ -2,46 +2,14 @@
  * The types of a handoff shared by its verb (handoff.ts), its plan (plan.ts) and its writes (write.ts),
  * in a file of their own so that those three import each other one way only (issue 23 point 1).
  */
-import type { ArtifactType } from "@/shared/vocabulary.ts";
-import type { ReviewMode } from "@/domain/core/review-mode.ts";
-import type { NextAction } from "./next-action.ts";
-import type { Remediation } from "./warnings.ts";
+import type { z } from "zod";
+import type { ArtifactInput, HandoffBody, HandoffData } from "@/contracts/handoff.ts";
 
-export interface HandoffArtifact {
-  type: ArtifactType;
-  url: string;
-  ref?: string | undefined;
-  title?: string | undefined;
-  metadata?: Record<string, unknown> | undefined;
-}
+/** An artifact of POST /handoff's body. */
+export type HandoffArtifact = z.output<typeof ArtifactInput>;
 
-export interface HandoffInput {
-  moduleName: string;
-  summary: string;
-  sessionId: string;
-  ticketId?: string | undefined;
-  testResults?: string | undefined;
-  artifacts?: HandoffArtifact[] | undefined;
-  diffStat?: string | undefined;
-  toolResults?: unknown[] | undefined;
-}
+/** POST /handoff's body, as the route has parsed it. */
+export type HandoffInput = z.output<typeof HandoffBody>;
 
-export interface HandoffResult {
-  ok: true;
-  modulesDone: number;
-  duplicate?: true;
-  ticketAdvanced?: boolean;
-  nextAction?: NextAction;
-  review?: {
-    required: boolean;
-    mode: ReviewMode;
-    qaRunId: string | null;
-    criteriaCount: number;
-    qaTestCount: number;
-    ticketStatus: string;
-  };
-  warnings?: string[];
-  remediations?: Remediation[];
-  suggestions?: string[];
-  pullRequest?: { url: string; ref: string | null; title: string | null };
-}
+/** What POST /handoff answers (its `data`). */
+export type HandoffResult = z.output<typeof HandoffData>;

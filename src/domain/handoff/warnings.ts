@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { Remediation as RemediationSchema } from "@/contracts/handoff.ts";
 import { mentionsFile, sameFile } from "@/shared/file-path.ts";
 
 export interface EntryView {
@@ -13,11 +15,8 @@ export interface ArtifactView {
   metadata?: Record<string, unknown> | undefined;
 }
 
-export interface Remediation {
-  action: string;
-  endpoint: string;
-  message: string;
-}
+/** A fix for a handoff warning, as POST /handoff shows it. */
+export type Remediation = z.output<typeof RemediationSchema>;
 
 export interface WarningInput {
   /** Null for a handoff without a ticket. */

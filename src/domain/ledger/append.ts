@@ -1,5 +1,6 @@
+import type { z } from "zod";
 import { sql } from "kysely";
-import type { LedgerEntryInput } from "@/contracts/ledger.ts";
+import type { LedgerEntryInput, LedgerWriteData } from "@/contracts/ledger.ts";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { type EventInput, recordEvent, writeWithEvent } from "@/domain/core/record-event.ts";
@@ -18,20 +19,11 @@ import { type PreparedEntry, prepareEntry } from "./validate.ts";
  */
 export type AppendMode = "single" | "batch";
 
-export interface NextAction {
-  action: string;
-  message: string;
-}
+/** The nextAction of POST /ledger's answer. */
+export type NextAction = AppendResult["nextAction"];
 
-export interface AppendResult {
-  id: string;
-  createdAt: string;
-  nextAction: NextAction;
-  warnings?: string[];
-  ticket?: { id: string; status: string };
-  threadId?: string;
-  agentOffline?: true;
-}
+/** What POST /ledger answers (its `data`). */
+export type AppendResult = z.output<typeof LedgerWriteData>;
 
 /**
  * Writes one ledger entry from the caller (`source: agent`): with its side effects (BLOCKED, a critical

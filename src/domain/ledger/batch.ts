@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { LedgerBatchData } from "@/contracts/ledger.ts";
 import { LedgerEntryBody } from "@/contracts/ledger.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { DomainError } from "@/domain/core/errors.ts";
@@ -6,12 +8,8 @@ import { appendEntry } from "./append.ts";
 
 export const MAX_BATCH = 20;
 
-export interface BatchItemResult {
-  ok: boolean;
-  id?: string;
-  createdAt?: string;
-  error?: { code: string; message: string; details?: Record<string, unknown> };
-}
+/** One result of POST /ledger/batch, for the entry at the same index. */
+export type BatchItemResult = z.output<typeof LedgerBatchData>["results"][number];
 
 /**
  * POST /ledger/batch: 1 to 20 entries, each validated and written on its own, in input order; a failing

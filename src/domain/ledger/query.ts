@@ -1,5 +1,6 @@
+import type { z } from "zod";
+import type { LedgerQuery } from "@/contracts/ledger.ts";
 import { sql } from "kysely";
-import type { LedgerSourceFilter } from "@/shared/vocabulary.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
@@ -8,19 +9,8 @@ import { fail } from "@/domain/core/errors.ts";
 import { findTicketId } from "@/domain/core/ticket-refs.ts";
 import { type LedgerEntry, toLedgerEntry } from "@/domain/core/ledger-serialize.ts";
 
-export interface LedgerQueryInput {
-  ticketId?: string | undefined;
-  type?: string | undefined;
-  agentId?: string | undefined;
-  sessionId?: string | undefined;
-  source?: LedgerSourceFilter | undefined;
-  include_audit?: "true" | "false" | undefined;
-  since?: string | undefined;
-  until?: string | undefined;
-  limit?: number | undefined;
-  offset?: number | undefined;
-  order?: "asc" | "desc" | undefined;
-}
+/** GET /ledger's query, as the route has parsed it. */
+export type LedgerQueryInput = z.output<typeof LedgerQuery>;
 
 export const DEFAULT_LEDGER_LIMIT = 50;
 

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ConnectBody } from "@/contracts/pairing.ts";
 import type {
   AgentsTable,
   OrganizationsTable,
@@ -69,13 +71,11 @@ export function wrongPassword(code: string): DomainError {
   );
 }
 
-export interface ProfileInput {
-  platform?: string | undefined;
-  model?: string | undefined;
-  company?: string | undefined;
-  capabilities?: string[] | undefined;
-  partnerManagedSessionId?: string | undefined;
-}
+/** The profile fields of POST /pair/connect's body. */
+export type ProfileInput = Pick<
+  z.output<typeof ConnectBody>,
+  "platform" | "model" | "company" | "capabilities" | "partnerManagedSessionId"
+>;
 
 /**
  * PAIR-014/015/043: what pairing records on the agent. A code minted for a platform and model

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ConnectBody } from "@/contracts/pairing.ts";
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { AgentRole, Plan } from "@/db/tables/foundation.ts";
@@ -13,17 +15,8 @@ import { agentProfile, codeUseOf, passwordRequired, targetRefusal, wrongPassword
 import { pairingContext } from "@/domain/core/pairing-context.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
-export interface ConnectInput {
-  code: string;
-  password?: string | undefined;
-  agentName?: string | undefined;
-  platform?: string | undefined;
-  model?: string | undefined;
-  company?: string | undefined;
-  capabilities?: string[] | undefined;
-  compact?: boolean | undefined;
-  partnerManagedSessionId?: string | undefined;
-}
+/** POST /pair/connect's body, as the route has parsed it. */
+export type ConnectInput = z.output<typeof ConnectBody>;
 
 /** Agents per project by plan (documented design, PAIR-029); null is unlimited. */
 export const AGENT_LIMITS: Record<Plan, number | null> = {

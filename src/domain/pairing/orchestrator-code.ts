@@ -1,13 +1,11 @@
+import type { z } from "zod";
+import type { PairCodeRequest } from "@/contracts/pairing.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { fail } from "@/domain/core/errors.ts";
 import { issueAgentCode, ORCHESTRATOR_CODE_TTL_SECONDS } from "./codes.ts";
 
-export interface OrchestratorCodeInput {
-  agentName: string;
-  platform?: string | undefined;
-  model?: string | undefined;
-  role: "generator" | "evaluator" | "observer";
-}
+/** POST /pair/code's body, as the route has parsed it. */
+export type OrchestratorCodeInput = z.output<typeof PairCodeRequest>;
 
 /**
  * POST /pair/code: an orchestrator mints a one-hour pairing code for a new agent of its project, with

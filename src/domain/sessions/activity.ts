@@ -1,9 +1,11 @@
+import type { z } from "zod";
 import { sql } from "kysely";
+import type { ActivityInput as ActivityBody } from "@/contracts/sessions.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { hitCounter } from "@/domain/core/counters.ts";
 import { DomainError, fail } from "@/domain/core/errors.ts";
-import type { SessionActivitiesTable, SessionStatus } from "@/db/tables/foundation.ts";
+import type { SessionStatus } from "@/db/tables/foundation.ts";
 import { loadOwnSession } from "./access.ts";
 import { OPEN_SESSION_STATUSES } from "./close.ts";
 
@@ -11,14 +13,8 @@ import { OPEN_SESSION_STATUSES } from "./close.ts";
 export const ACTIVITY_CAP = 100;
 export const ACTIVITY_WINDOW_MS = 5 * 60_000;
 
-export interface ActivityInput {
-  type: SessionActivitiesTable["type"];
-  body?: string | undefined;
-  action?: string | undefined;
-  parameter?: string | undefined;
-  result?: string | undefined;
-  ephemeral: boolean;
-}
+/** POST /session/{sessionId}/activity's body, as the route has parsed it. */
+export type ActivityInput = z.output<typeof ActivityBody>;
 
 /** Status a session takes after an activity of this type (spec: Session statuses). */
 export function statusAfter(type: ActivityInput["type"]): SessionStatus {

@@ -1,5 +1,6 @@
+import type { z } from "zod";
+import type { SessionPatch } from "@/contracts/sessions.ts";
 import { sql } from "kysely";
-import type { PlanItem } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
@@ -9,11 +10,8 @@ import { closedConflict } from "./activity.ts";
 import { closeSessions, OPEN_SESSION_STATUSES } from "./close.ts";
 import { toSession } from "./serialize.ts";
 
-export interface PatchInput {
-  status?: "canceled" | "complete" | undefined;
-  plan?: PlanItem[] | undefined;
-  expectedPlanVersion?: number | undefined;
-}
+/** PATCH /session/{sessionId}'s body, as the route has parsed it. */
+export type PatchInput = z.output<typeof SessionPatch>;
 
 function closeoutPath(message: string) {
   return fail.forbidden(message, {

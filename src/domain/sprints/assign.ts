@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { SprintAssignBody, SprintAssignResult } from "@/contracts/sprints.ts";
 import { sql } from "kysely";
 import { toJson } from "@/db/tables/types.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
@@ -6,19 +8,11 @@ import { fail } from "@/domain/core/errors.ts";
 import { findTicketId, ticketNotFound } from "@/domain/core/ticket-refs.ts";
 import { assertSprintWriter, listSprintsRecovery, sprintNotFound } from "./common.ts";
 
-export interface AssignInput {
-  ticketId: string;
-  sprintId: string | null;
-  idempotencyKey?: string | undefined;
-}
+/** POST /sprint/assign's body, as the route has parsed it. */
+export type AssignInput = z.output<typeof SprintAssignBody>;
 
-export interface AssignResult {
-  ticketId: string;
-  sprintId: string | null;
-  action: "assigned" | "unassigned";
-  idempotent?: true;
-  noop?: true;
-}
+/** What POST /sprint/assign answers (its `data`). */
+export type AssignResult = z.output<typeof SprintAssignResult>;
 
 /** How long an idempotency key replays its first result (SPRINT-041). */
 export const ASSIGN_IDEMPOTENCY_MS = 60_000;

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { SprintCreateBody } from "@/contracts/sprints.ts";
 import { sql } from "kysely";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
@@ -6,13 +8,8 @@ import { endBeforeStart } from "@/shared/sprint-dates.ts";
 import { isUniqueViolation } from "@/db/errors.ts";
 import { assertSprintWriter, fixSprintFields } from "./common.ts";
 
-export interface CreateSprintInput {
-  name?: string | undefined;
-  goal?: string | null | undefined;
-  startDate?: string | null | undefined;
-  endDate?: string | null | undefined;
-  capacityPoints?: number | null | undefined;
-}
+/** POST /sprint's body, as the route has parsed it. */
+export type CreateSprintInput = z.output<typeof SprintCreateBody>;
 
 /**
  * POST /sprint. The number is the project's highest plus one, computed inside the INSERT; two creates

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { SprintPatchBody } from "@/contracts/sprints.ts";
 import type { Trx } from "@/db/database.ts";
 import type { SprintsTable } from "@/db/tables/work.ts";
 import { toJson } from "@/db/tables/types.ts";
@@ -22,14 +24,8 @@ export const SPRINT_TRANSITIONS: Record<Status, Status[]> = {
   cancelled: [],
 };
 
-export interface PatchSprintInput {
-  name?: string | undefined;
-  goal?: string | null | undefined;
-  status?: Status | undefined;
-  startDate?: string | null | undefined;
-  endDate?: string | null | undefined;
-  capacityPoints?: number | null | undefined;
-}
+/** PATCH /sprint/{sprintId}'s body, as the route has parsed it. */
+export type PatchSprintInput = z.output<typeof SprintPatchBody>;
 
 const FIELD_ORDER = ["name", "goal", "status", "startDate", "endDate", "capacityPoints"] as const;
 

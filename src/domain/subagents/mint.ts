@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { SubAgentMintRequest } from "@/contracts/subagents.ts";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { revokeTokens } from "@/domain/auth/revoke.ts";
@@ -12,11 +14,8 @@ import type { ActorCtx } from "@/domain/core/context.ts";
 import { hashToken, randomSecret } from "@/domain/core/crypto.ts";
 import { fail, recovery } from "@/domain/core/errors.ts";
 
-export interface MintInput {
-  name: string;
-  role: "generator" | "evaluator" | "orchestrator";
-  ttlHours: number;
-}
+/** POST /subagent/session's body, as the route has parsed it. */
+export type MintInput = z.output<typeof SubAgentMintRequest>;
 
 /**
  * Who may mint, and what: only a live session token of an agent (not a sub-agent); a sub-agent is a

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ThreadCloseBulkBody } from "@/contracts/threads.ts";
 import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { actorDisplayName } from "@/domain/core/actor.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
@@ -6,12 +8,8 @@ import { closeOpenThreads, type ThreadFilter } from "./close.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
 import { excerpt } from "@/domain/core/thread-serialize.ts";
 
-export interface CloseBulkInput {
-  outcome: string;
-  mine?: boolean | undefined;
-  agentId?: string | undefined;
-  subAgentName?: string | undefined;
-}
+/** POST /thread/close-bulk's body, as the route has parsed it. */
+export type CloseBulkInput = z.output<typeof ThreadCloseBulkBody>;
 
 /** More closes than this in one call leave an ALERT in the ledger (THREAD-039). */
 export const BULK_ALERT_THRESHOLD = 5;

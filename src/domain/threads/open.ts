@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ThreadOpenBody } from "@/contracts/threads.ts";
 import type { Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
@@ -5,11 +7,8 @@ import { resolveTicketRef } from "@/domain/core/ticket-refs.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
 
-export interface OpenThreadInput {
-  intent: string;
-  expectedFiles?: string[] | undefined;
-  ticketId?: string | undefined;
-}
+/** POST /thread's body, as the route has parsed it. */
+export type OpenThreadInput = z.output<typeof ThreadOpenBody>;
 
 /** POST /thread: opens a thread (status `open`) with its CONTEXT ledger entry and event. */
 export async function openThread(ctx: ActorCtx, input: OpenThreadInput) {

@@ -1,15 +1,14 @@
+import type { z } from "zod";
+import type { ThreadPatchBody } from "@/contracts/threads.ts";
 import { actorDisplayName } from "@/domain/core/actor.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { fail } from "@/domain/core/errors.ts";
-import type { ThreadStatus } from "@/shared/vocabulary.ts";
 import { recordThreadActivity } from "./activity.ts";
 import { closeOpenThreads } from "./close.ts";
 import { assertThreadsEnabled, chargeThreadAction } from "./guard.ts";
 
-export interface ThreadPatchInput {
-  intent?: string | undefined;
-  status?: ThreadStatus | undefined;
-}
+/** PATCH /thread/{threadId}'s body, as the route has parsed it. */
+export type ThreadPatchInput = z.output<typeof ThreadPatchBody>;
 
 /**
  * PATCH /thread/{threadId}. `status: closed` closes without recording an outcome (a close, budgeted as

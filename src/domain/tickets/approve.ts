@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ApproveBody } from "@/contracts/workflow.ts";
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
@@ -19,10 +21,8 @@ import {
   validTransitions,
 } from "@/domain/core/workflow.ts";
 
-export interface ApproveInput {
-  comment?: string | undefined;
-  expectedStatus?: string | undefined;
-}
+/** POST /ticket/{ticketId}/approve's body, as the route has parsed it. */
+export type ApproveInput = z.output<typeof ApproveBody>;
 
 /** Loads a ticket of the caller's project by path id inside the transaction, or 404. */
 export async function ticketByPathId(trx: Trx, projectId: string, ref: string) {

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { AddArtifactBody, PatchArtifactBody } from "@/contracts/workflow.ts";
 import { type Selectable, sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { TicketArtifactsTable } from "@/db/tables/work.ts";
@@ -13,21 +15,11 @@ import { isUuid } from "@/domain/core/ticket-refs.ts";
 export type ArtifactType = "pull_request" | "branch" | "commit" | "deploy";
 export type ArtifactStatus = "open" | "merged" | "closed";
 
-export interface AddArtifactInput {
-  type: ArtifactType;
-  url: string;
-  ref?: string | undefined;
-  title?: string | undefined;
-  metadata?: Record<string, unknown> | undefined;
-  status?: ArtifactStatus | undefined;
-}
+/** POST /ticket/{ticketId}/artifacts' body, as the route has parsed it. */
+export type AddArtifactInput = z.output<typeof AddArtifactBody>;
 
-export interface PatchArtifactInput {
-  status?: ArtifactStatus | undefined;
-  ref?: string | null | undefined;
-  title?: string | null | undefined;
-  metadata?: Record<string, unknown> | undefined;
-}
+/** PATCH /ticket/{ticketId}/artifacts/{artifactId}'s body, as the route has parsed it. */
+export type PatchArtifactInput = z.output<typeof PatchArtifactBody>;
 
 const METADATA_MAX_BYTES = 8 * 1024;
 

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { BeginBody } from "@/contracts/workflow.ts";
 import type { Actor } from "@/domain/core/actor.ts";
 import { DomainError, recovery } from "@/domain/core/errors.ts";
 import type { TicketRow } from "@/domain/core/ticket-serialize.ts";
@@ -5,12 +7,8 @@ import type { ProjectBoard } from "./ticket-context.ts";
 import { checkCriteria } from "@/domain/core/transitions.ts";
 import { boardColumns, invalidTransitionError, isReviewStatus, isTerminal } from "@/domain/core/workflow.ts";
 
-export interface BeginInput {
-  ticketId: string;
-  files: string[];
-  acknowledgeCriteria?: boolean | undefined;
-  estimatedSeconds?: number | undefined;
-}
+/** POST /begin's body, as the route has parsed it. */
+export type BeginInput = z.output<typeof BeginBody>;
 
 /** What a begin will write, decided before any write. */
 export interface BeginPlan {

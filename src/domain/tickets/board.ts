@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { BoardQuery } from "@/contracts/tickets.ts";
 import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kysely";
 import { identityName } from "@/domain/core/actor.ts";
 import type { Database, DbOrTrx } from "@/db/database.ts";
@@ -11,16 +13,8 @@ import { loadProject } from "./project-info.ts";
 import { TICKET_FIELDS, type TicketFields, toTicket } from "@/domain/core/ticket-serialize.ts";
 import { boardColumns, TERMINAL_STATUSES } from "@/domain/core/workflow.ts";
 
-export interface BoardInput {
-  status?: string | undefined;
-  type?: string | undefined;
-  tags?: string | undefined;
-  assigneeId?: string | undefined;
-  sprintId?: string | undefined;
-  include?: string | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
+/** GET /board's query, as the route has parsed it. */
+export type BoardInput = z.output<typeof BoardQuery>;
 
 /** The filters of one board query, normalized (also what a cursor is bound to). */
 export interface BoardFilters {

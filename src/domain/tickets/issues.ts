@@ -1,15 +1,12 @@
+import type { z } from "zod";
+import type { IssueQuery } from "@/contracts/skill.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { readBoard } from "./board.ts";
 import { loadProject } from "./project-info.ts";
 import { boardColumns, isTerminal } from "@/domain/core/workflow.ts";
 
-export interface IssueInput {
-  state: "open" | "closed" | "all";
-  assigneeId?: string | undefined;
-  labels?: string | undefined;
-  limit: number;
-  cursor?: string | undefined;
-}
+/** GET /issue's query, as the route has parsed it. */
+export type IssueInput = z.output<typeof IssueQuery>;
 
 /**
  * GET /issue (TKT-196 design): the project's tickets as an issue tracker shows them, the target of the

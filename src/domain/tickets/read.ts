@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { GetTicketQuery } from "@/contracts/tickets.ts";
 import { toLedgerEntry } from "@/domain/core/ledger-serialize.ts";
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
@@ -11,14 +13,8 @@ import { loadProject } from "./project-info.ts";
 
 export type TicketInclude = "comments" | "ledger" | "threads" | "activities" | "pullRequests" | "ciStatus";
 
-export interface ReadTicketInput {
-  id?: string | undefined;
-  key?: string | undefined;
-  include?: TicketInclude[] | undefined;
-  limit: number;
-  offset: number;
-  paginate?: "v2" | undefined;
-}
+/** GET /ticket's query, as the route has parsed it. */
+export type ReadTicketInput = z.output<typeof GetTicketQuery>;
 
 export interface TicketWithAssignee {
   row: TicketRow;

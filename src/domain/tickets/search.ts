@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { SearchQuery } from "@/contracts/tickets.ts";
 import { sql, type SqlBool } from "kysely";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { paginationOf } from "@/domain/core/pagination.ts";
@@ -6,15 +8,8 @@ import { loadProject } from "./project-info.ts";
 import { toTicket } from "@/domain/core/ticket-serialize.ts";
 import { boardColumns } from "@/domain/core/workflow.ts";
 
-export interface SearchInput {
-  q: string;
-  status?: string | undefined;
-  type?: string | undefined;
-  sprintId?: string | undefined;
-  include?: string | undefined;
-  limit: number;
-  offset: number;
-}
+/** GET /search's query, as the route has parsed it. */
+export type SearchInput = z.output<typeof SearchQuery>;
 
 const KEY = /^([A-Za-z]{2,10})-(\d{1,9})$/;
 
