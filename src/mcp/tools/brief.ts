@@ -3,7 +3,9 @@ import { BriefPatchBody, BriefPatchResult } from "@/contracts/brief.ts";
 import { ContextData } from "@/contracts/context.ts";
 import { isBlankBrief } from "@/domain/brief/content.ts";
 import type { ToolDefinition } from "../types.ts";
-import { fieldsOf, READ_ONLY, relay, updating } from "./shared.ts";
+import { callOf, fieldsOf, READ_ONLY, relay, updating } from "./shared.ts";
+import { contextRoute } from "@/routes/context.ts";
+import { patchBriefRoute } from "@/routes/brief.ts";
 
 const BriefGetOutput = z.object({
   brief: z.union([z.record(z.string(), z.unknown()), z.string()]).optional().describe(
@@ -46,11 +48,9 @@ export const svcBriefGet: ToolDefinition = {
   scope: "read",
   async run(_args, forward) {
     // updates_limit=0 marks no notification read; ledger_limit=0 skips the ledger nobody asked for.
-    const reply = await forward({
-      method: "GET",
-      path: "/context",
+    const reply = await forward(callOf(contextRoute, {
       query: { ledger_limit: 0, updates_limit: 0, thread_limit: 1 },
-    });
+    }));
     return relay(reply, (data) => briefResult(data as z.infer<typeof ContextData>));
   },
 };
@@ -78,6 +78,6 @@ export const svcBriefUpdate: ToolDefinition<typeof BriefUpdateInput> = {
   annotations: updating(false),
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "PATCH", path: "/brief", body: args }));
+    return relay(await forward(callOf(patchBriefRoute, { body: args })));
   },
 };
