@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { validatedBody } from "@/http/oauth-route.ts";
 import { OAuthError } from "@/domain/oauth/errors.ts";
 import { oauthRevokeRoute, oauthTokenRoute } from "@/routes/oauth/token.ts";
+import { authServerMetadataRoute, jwksRoute, protectedResourceRoutes } from "@/routes/oauth/metadata.ts";
 import { call, test } from "../helpers/mod.ts";
 
 function refusal(fn: () => unknown): OAuthError {
@@ -52,5 +53,13 @@ test("OAuth token and revoke are served at their route objects' paths, and docum
   for (const route of [oauthTokenRoute, oauthRevokeRoute]) {
     const content = doc.paths[route.path]?.post?.requestBody?.content ?? {};
     assert.deepEqual(Object.keys(content).sort(), ["application/json", "application/x-www-form-urlencoded"]);
+  }
+});
+
+test("OAuth metadata and JWKS are served at their route objects' paths", async () => {
+  for (const route of [authServerMetadataRoute, jwksRoute, ...protectedResourceRoutes]) {
+    const res = await call(route.method.toUpperCase(), route.path);
+    assert.equal(res.status, 200, route.path);
+    assert.match(String(res.headers.get("cache-control")), /^public, max-age=\d+$/);
   }
 });
