@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { validatedBody } from "@/http/oauth-route.ts";
 import { OAuthError } from "@/domain/oauth/errors.ts";
 import { oauthRevokeRoute, oauthTokenRoute } from "@/routes/oauth/token.ts";
+import { oauthRegisterRoute } from "@/routes/oauth/register.ts";
 import { authServerMetadataRoute, jwksRoute, protectedResourceRoutes } from "@/routes/oauth/metadata.ts";
 import { call, test } from "../helpers/mod.ts";
 
@@ -62,4 +63,12 @@ test("OAuth metadata and JWKS are served at their route objects' paths", async (
     assert.equal(res.status, 200, route.path);
     assert.match(String(res.headers.get("cache-control")), /^public, max-age=\d+$/);
   }
+});
+
+test("OAuth registration is served at its route object's path, refusals in OAuth's shape", async () => {
+  const res = await call(oauthRegisterRoute.method.toUpperCase(), oauthRegisterRoute.path, { body: {} });
+  assert.equal(res.status, 400);
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.deepEqual(Object.keys(res.body).sort(), ["error", "error_description"]);
+  assert.equal(res.body.error, "invalid_redirect_uri");
 });
