@@ -80,7 +80,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   app.route("/", authorizeApp());
 
   const api = createApi();
-  app.route("/api/oauth", oauthTokenRoutes());
+  app.route("/", oauthTokenRoutes());
   // OAuth discovery and keys (RFC shapes, not the envelope), before the REST API claims /api/*.
   registerOAuthMetadata(app);
   app.route("/api", api);

@@ -27,7 +27,7 @@ const TAGS = ["Sprints"];
 const WRITE = "Needs scope `write:sprint`; sub-agents (svc_sub_ tokens, X-Svc-SubAgent) never have it: 403 " +
   "FORBIDDEN with recovery REPAIR_OR_REFRESH. ";
 
-const listRoute = defineRoute({
+export const sprintListRoute = defineRoute({
   method: "get",
   path: "/sprint",
   tags: TAGS,
@@ -67,7 +67,7 @@ const getRoute = defineRoute({
   responses: { 200: { description: "The sprint", ...json(SprintDetailResponse) }, ...errorResponses(404) },
 }, { cost: 1 });
 
-const createRoute = defineRoute({
+export const sprintCreateRoute = defineRoute({
   method: "post",
   path: "/sprint",
   tags: TAGS,
@@ -105,7 +105,7 @@ const patchRoute = defineRoute({
   responses: { 200: { description: "Updated", ...json(SprintPatchResponse) }, ...errorResponses(404, 422) },
 }, { scope: "write:sprint", cost: 2 });
 
-const assignRoute = defineRoute({
+export const sprintAssignRoute = defineRoute({
   method: "post",
   path: "/sprint/assign",
   tags: TAGS,
@@ -135,7 +135,7 @@ const sprintHook: ValidationHook = (result) => {
 };
 
 export function registerSprints(api: OpenAPIHono<AppEnv>): void {
-  handle(api, listRoute, async ({ c, ctx }) => ok(c, await listSprints(ctx)));
+  handle(api, sprintListRoute, async ({ c, ctx }) => ok(c, await listSprints(ctx)));
   // Registered before /sprint/{sprintId} so that `current` is never read as an id.
   handle(api, currentRoute, async ({ c, query, ctx }) => ok(c, await currentSprint(ctx, query.include)));
   handle(
@@ -144,12 +144,17 @@ export function registerSprints(api: OpenAPIHono<AppEnv>): void {
     async ({ c, params, ctx }) => ok(c, await getSprint(ctx, params.sprintId)),
     sprintHook,
   );
-  handle(api, assignRoute, async ({ c, body, ctx }) => {
+  handle(api, sprintAssignRoute, async ({ c, body, ctx }) => {
     const { result, replayed } = await assignTicketToSprint(ctx, body);
     if (replayed) c.header("Idempotent-Replayed", "true");
     return ok(c, result);
   }, sprintHook);
-  handle(api, createRoute, async ({ c, body, ctx }) => ok(c, await createSprint(ctx, body), 201), sprintHook);
+  handle(
+    api,
+    sprintCreateRoute,
+    async ({ c, body, ctx }) => ok(c, await createSprint(ctx, body), 201),
+    sprintHook,
+  );
   handle(
     api,
     patchRoute,

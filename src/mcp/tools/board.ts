@@ -2,7 +2,9 @@ import { z } from "@hono/zod-openapi";
 import { BoardQuery, BoardResponse, BoardRow } from "@/contracts/tickets.ts";
 import { Sprint } from "@/contracts/sprints.ts";
 import type { ToolDefinition } from "../types.ts";
-import { failure, fieldsOf, READ_ONLY, succeeded } from "./shared.ts";
+import { callOf, failure, fieldsOf, READ_ONLY, succeeded } from "./shared.ts";
+import { boardRoute } from "@/routes/tickets.ts";
+import { sprintListRoute } from "@/routes/sprints.ts";
 
 /** Ticket summaries per column (spec: Limits, "Tool board column"). */
 export const BOARD_COLUMN_MAX = 10;
@@ -88,12 +90,10 @@ export const svcBoard: ToolDefinition<typeof BoardInput> = {
   scope: "read",
   async run(args, forward) {
     const [board, sprints] = await Promise.all([
-      forward({
-        method: "GET",
-        path: "/board",
+      forward(callOf(boardRoute, {
         query: { sprintId: args.sprintId, status: args.status, limit: args.limit, cursor: args.cursor },
-      }),
-      forward({ method: "GET", path: "/sprint" }),
+      })),
+      forward(callOf(sprintListRoute)),
     ]);
     if (!succeeded(board)) return failure(board);
     if (!succeeded(sprints)) return failure(sprints);

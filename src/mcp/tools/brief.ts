@@ -4,7 +4,9 @@ import { ContextData } from "@/contracts/context.ts";
 import { isBlankBrief } from "@/domain/brief/content.ts";
 import { FULL_BRIEF_CHARS } from "@/domain/context/brief.ts";
 import type { ToolDefinition } from "../types.ts";
-import { fieldsOf, READ_ONLY, relay, updating } from "./shared.ts";
+import { callOf, fieldsOf, READ_ONLY, relay, updating } from "./shared.ts";
+import { contextRoute } from "@/routes/context.ts";
+import { patchBriefRoute } from "@/routes/brief.ts";
 
 /** "16,000": the full-mode brief limit as the descriptions write it. */
 const FULL_BRIEF = FULL_BRIEF_CHARS.toLocaleString("en-US");
@@ -51,11 +53,9 @@ export const svcBriefGet: ToolDefinition = {
   scope: "read",
   async run(_args, forward) {
     // updates_limit=0 marks no notification read; ledger_limit=0 skips the ledger nobody asked for.
-    const reply = await forward({
-      method: "GET",
-      path: "/context",
+    const reply = await forward(callOf(contextRoute, {
       query: { ledger_limit: 0, updates_limit: 0, thread_limit: 1 },
-    });
+    }));
     return relay(reply, (data) => briefResult(data as z.infer<typeof ContextData>));
   },
 };
@@ -83,6 +83,6 @@ export const svcBriefUpdate: ToolDefinition<typeof BriefUpdateInput> = {
   annotations: updating(false),
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "PATCH", path: "/brief", body: args }));
+    return relay(await forward(callOf(patchBriefRoute, { body: args })));
   },
 };

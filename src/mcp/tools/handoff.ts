@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { ArtifactInput, HandoffBody, HandoffData } from "@/contracts/handoff.ts";
 import type { ToolDefinition } from "../types.ts";
-import { fieldsOf, relay, updating } from "./shared.ts";
+import { callOf, fieldsOf, relay, updating } from "./shared.ts";
+import { handoffRoute } from "@/routes/handoff.ts";
 
 const HandoffInput = z.object({
   ...fieldsOf(
@@ -32,6 +33,6 @@ export const svcHandoff: ToolDefinition<typeof HandoffInput> = {
   annotations: updating(true),
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "POST", path: "/handoff", body: args }));
+    return relay(await forward(callOf(handoffRoute, { body: args })));
   },
 };

@@ -2,7 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { LedgerEntryBody, LedgerTypeSchema, LedgerWriteData } from "@/contracts/ledger.ts";
 import { DEFAULT_LEDGER_STALE_MINUTES } from "@/domain/core/silence.ts";
 import type { ToolDefinition } from "../types.ts";
-import { ADDITIVE, fieldsOf, relay } from "./shared.ts";
+import { ADDITIVE, callOf, fieldsOf, relay } from "./shared.ts";
+import { ledgerWriteRoute } from "@/routes/ledger.ts";
 
 /** MCP-066: the five types the tool writes. */
 export const TOOL_LEDGER_TYPES = ["PROGRESS", "DECISION", "TESTED", "BLOCKED", "ALERT"] as const;
@@ -32,6 +33,6 @@ export const svcLedgerAdd: ToolDefinition<typeof LedgerInput> = {
   annotations: ADDITIVE,
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "POST", path: "/ledger", body: args }));
+    return relay(await forward(callOf(ledgerWriteRoute, { body: args })));
   },
 };

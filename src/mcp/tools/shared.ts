@@ -3,7 +3,7 @@
  * reply as a tool outcome, and the annotation sets.
  */
 import type { z } from "@hono/zod-openapi";
-import type { RestReply, ToolAnnotations, ToolOutcome } from "../types.ts";
+import type { RestCall, RestReply, ToolAnnotations, ToolOutcome } from "../types.ts";
 
 /**
  * The named fields of a contract's shape, unchanged. Zod refuses `.pick()` on objects that carry
@@ -62,4 +62,33 @@ export const ADDITIVE: ToolAnnotations = {
 /** Writes that change or replace existing state (status, assignee, brief fields, sprint membership). */
 export function updating(idempotent: boolean): ToolAnnotations {
   return { readOnlyHint: false, destructiveHint: true, idempotentHint: idempotent, openWorldHint: false };
+}
+
+/** What a tool needs of a REST route's contract (a `defineRoute` object): its method and path template. */
+export interface RouteRef {
+  method: string;
+  path: string;
+}
+
+/** The input of one call: the template's path parameters, the query and the JSON body. */
+export interface RouteInput {
+  params?: Record<string, string>;
+  query?: RestCall["query"];
+  body?: unknown;
+}
+
+/**
+ * One REST call of a route object: the method is the route's, and the path is its template with every
+ * `{name}` replaced by the encoded parameter (a tool refers to the route, never to a path string).
+ */
+export function callOf(route: RouteRef, input: RouteInput = {}): RestCall {
+  const path = route.path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    const value = input.params?.[name];
+    if (value === undefined) throw new Error(`callOf: ${route.path} needs the parameter "${name}"`);
+    return encodeURIComponent(value);
+  });
+  const call: RestCall = { method: route.method.toUpperCase() as RestCall["method"], path };
+  if (input.query !== undefined) call.query = input.query;
+  if (input.body !== undefined) call.body = input.body;
+  return call;
 }

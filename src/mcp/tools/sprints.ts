@@ -5,7 +5,8 @@ import {
   SprintCreatedResponse,
 } from "@/contracts/sprints.ts";
 import type { ToolDefinition } from "../types.ts";
-import { ADDITIVE, relay, updating } from "./shared.ts";
+import { ADDITIVE, callOf, relay, updating } from "./shared.ts";
+import { sprintAssignRoute, sprintCreateRoute } from "@/routes/sprints.ts";
 
 export const svcSprintCreate: ToolDefinition<typeof SprintCreateBody> = {
   name: "svc_sprint_create",
@@ -18,7 +19,7 @@ export const svcSprintCreate: ToolDefinition<typeof SprintCreateBody> = {
   annotations: ADDITIVE,
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "POST", path: "/sprint", body: args }));
+    return relay(await forward(callOf(sprintCreateRoute, { body: args })));
   },
 };
 
@@ -34,6 +35,6 @@ export const svcSprintAssign: ToolDefinition<typeof SprintAssignBody> = {
   annotations: updating(true),
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "POST", path: "/sprint/assign", body: args }));
+    return relay(await forward(callOf(sprintAssignRoute, { body: args })));
   },
 };

@@ -3,7 +3,8 @@ import { ContextData } from "@/contracts/context.ts";
 import { isBlankBrief } from "@/domain/brief/content.ts";
 import { COMPACT_BRIEF_CHARS } from "@/domain/context/brief.ts";
 import type { ToolDefinition } from "../types.ts";
-import { relay } from "./shared.ts";
+import { callOf, relay } from "./shared.ts";
+import { contextRoute } from "@/routes/context.ts";
 
 /**
  * `projectSetup` (MCP-017..019, design): it appears in the `svc_status` result, and only there, while the
@@ -69,7 +70,7 @@ export const svcStatus: ToolDefinition = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   scope: "read",
   async run(_args, forward) {
-    const reply = await forward({ method: "GET", path: "/context", query: { compact: "true" } });
+    const reply = await forward(callOf(contextRoute, { query: { compact: "true" } }));
     return relay(reply, (data) => {
       const setup = projectSetupFor(data as Context);
       return setup === null ? data : { ...(data as Context), projectSetup: setup };

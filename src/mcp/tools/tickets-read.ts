@@ -2,7 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { GetTicketQuery, GetTicketResponse, SearchQuery } from "@/contracts/tickets.ts";
 import { fieldErrors } from "@/http/errors.ts";
 import type { ToolDefinition } from "../types.ts";
-import { fieldsOf, READ_ONLY, relay } from "./shared.ts";
+import { callOf, fieldsOf, READ_ONLY, relay } from "./shared.ts";
+import { boardRoute, getTicketRoute, searchRoute } from "@/routes/tickets.ts";
 
 const TicketsInput = z.object({
   // MCP-040: q at least 2 characters (REST's own rule), status and type as on REST; limit 1 to 100,
@@ -26,18 +27,14 @@ export const svcTickets: ToolDefinition<typeof TicketsInput> = {
   scope: "read",
   async run(args, forward) {
     if (args.q !== undefined) {
-      const reply = await forward({
-        method: "GET",
-        path: "/search",
+      const reply = await forward(callOf(searchRoute, {
         query: { q: args.q, status: args.status, type: args.type, limit: args.limit },
-      });
+      }));
       return relay(reply, (data) => (data as { results: unknown[] }).results);
     }
-    const reply = await forward({
-      method: "GET",
-      path: "/board",
+    const reply = await forward(callOf(boardRoute, {
       query: { sprintId: args.sprintId, status: args.status, type: args.type, limit: args.limit },
-    });
+    }));
     return relay(reply, (data) => (data as { tickets: unknown[] }).tickets);
   },
 };
@@ -78,11 +75,9 @@ export const svcTicketGet: ToolDefinition<typeof TicketGetInput> = {
     const include = [args.includeLedger ? "ledger" : null, args.includeComments ? "comments" : null]
       .filter((x) => x !== null).join(",");
     const ref = args.key !== undefined ? { key: args.key } : { id: args.id };
-    const reply = await forward({
-      method: "GET",
-      path: "/ticket",
+    const reply = await forward(callOf(getTicketRoute, {
       query: { ...ref, ...(include ? { include } : {}) },
-    });
+    }));
     return relay(reply);
   },
 };

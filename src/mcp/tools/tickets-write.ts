@@ -12,7 +12,9 @@ import {
 } from "@/contracts/tickets.ts";
 import { BeginBody, BeginResult, PatchedTicket, PatchTicketBody } from "@/contracts/workflow.ts";
 import type { ToolDefinition } from "../types.ts";
-import { ADDITIVE, fieldsOf, relay, updating } from "./shared.ts";
+import { ADDITIVE, callOf, fieldsOf, relay, updating } from "./shared.ts";
+import { acknowledgeRoute, batchTicketsRoute, createTicketRoute } from "@/routes/tickets.ts";
+import { beginRoute, patchTicketRoute } from "@/routes/workflow.ts";
 
 /** MCP-050: the ticket types the tool offers (REST takes any string up to 50). */
 export const TICKET_TYPES = ["feature", "bug", "chore", "refactor", "spike", "docs"] as const;
@@ -83,7 +85,7 @@ export const svcTicketCreate: ToolDefinition<typeof TicketCreateInput> = {
   annotations: ADDITIVE,
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "POST", path: "/ticket", body: createBody(args) }));
+    return relay(await forward(callOf(createTicketRoute, { body: createBody(args) })));
   },
 };
 
@@ -106,11 +108,7 @@ export const svcTicketBatch: ToolDefinition<typeof BatchInput> = {
   scope: "write",
   async run(args, forward) {
     return relay(
-      await forward({
-        method: "POST",
-        path: "/ticket/batch",
-        body: { tickets: args.tickets.map(createBody) },
-      }),
+      await forward(callOf(batchTicketsRoute, { body: { tickets: args.tickets.map(createBody) } })),
     );
   },
 };
@@ -142,7 +140,7 @@ export const svcTicketBegin: ToolDefinition<typeof BeginInput> = {
       // MCP-055: sent only when true.
       ...(args.acknowledgeCriteria === true ? { acknowledgeCriteria: true } : {}),
     };
-    return relay(await forward({ method: "POST", path: "/begin", body }));
+    return relay(await forward(callOf(beginRoute, { body })));
   },
 };
 
@@ -163,7 +161,7 @@ export const svcTicketUpdate: ToolDefinition<typeof UpdateInput> = {
   annotations: updating(false),
   scope: "write",
   async run(args, forward) {
-    return relay(await forward({ method: "PATCH", path: "/ticket", body: args }));
+    return relay(await forward(callOf(patchTicketRoute, { body: args })));
   },
 };
 
@@ -183,7 +181,7 @@ export const svcTicketAcknowledge: ToolDefinition<typeof AcknowledgeInput> = {
   scope: "write",
   async run({ ticketId, ...body }, forward) {
     return relay(
-      await forward({ method: "POST", path: `/ticket/${encodeURIComponent(ticketId)}/acknowledge`, body }),
+      await forward(callOf(acknowledgeRoute, { params: { ticketId }, body })),
     );
   },
 };

@@ -13,6 +13,7 @@ import { clientAddress } from "@/http/client-address.ts";
 import { registerClient } from "@/domain/oauth/clients.ts";
 import { OAuthError } from "@/domain/oauth/errors.ts";
 import { withExamples } from "@/contracts/examples/index.ts";
+import { defineOAuthRoute, mountOAuthRoute } from "@/http/oauth-route.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
 type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
@@ -20,7 +21,7 @@ type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 /** `POST /api/oauth/register`: dynamic client registration (RFC 7591), flat JSON, OAuth errors. */
 export function registerApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post("/api/oauth/register", async (c) => {
+  mountOAuthRoute(app, oauthRegisterRoute, async (c) => {
     c.header("Cache-Control", "no-store");
     try {
       const type = c.req.header("content-type") ?? "";
@@ -60,7 +61,7 @@ const html = (description: string) => ({
 });
 /** These live outside `{base_url}`: each operation names the origin as its server. */
 const ORIGIN = [{ url: "/", description: "{auth_url} (PUBLIC_URL)" }];
-const PUBLIC = { security: [], servers: ORIGIN, tags: ["OAuth"], "x-svc-cost": 0 };
+const PUBLIC = { security: [], servers: ORIGIN, tags: ["OAuth"], "x-svc-cost": 0 as const };
 
 const AUTHORIZE_RULES =
   `Validation, in order (OAUTH-024..036): the redirect first. With \`client_id\`, the client must exist and
@@ -80,16 +81,14 @@ Pages are server-rendered HTML without JavaScript, with \`Content-Security-Polic
 style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'\`, \`X-Frame-Options: DENY\`,
 \`Cache-Control: no-store\`, \`Referrer-Policy: no-referrer\`.`;
 
-/** OpenAPI entries of registration and the consent page (they are plain Hono routes mounted at the origin). */
-export function documentOAuthClientRoutes(registry: OpenAPIRegistry): void {
-  registry.registerPath(
-    withExamples({
-      ...PUBLIC,
-      method: "post",
-      path: "/api/oauth/register",
-      summary: "Dynamic client registration (RFC 7591), public clients only",
-      description:
-        `No credentials. OAUTH-004/012..023. Answers flat JSON (not the envelope), \`Cache-Control: no-store\`.
+/** `POST /api/oauth/register`'s contract: what the endpoint is served at and documented from. */
+export const oauthRegisterRoute = defineOAuthRoute({
+  ...PUBLIC,
+  method: "post",
+  path: "/api/oauth/register",
+  summary: "Dynamic client registration (RFC 7591), public clients only",
+  description:
+    `No credentials. OAUTH-004/012..023. Answers flat JSON (not the envelope), \`Cache-Control: no-store\`.
 Rate limited per client address: 20 registrations in 10 minutes, then \`429 slow_down\` with \`Retry-After\`.
 Redirect URIs: \`https\`, loopback \`http\` (\`localhost\`, \`127.0.0.1\`, \`[::1]\`), or a private-use scheme named as
 a reverse domain (\`com.example.app:/cb\`; RFC 8252 section 7.1, so \`myapp:/cb\` is refused; for compatibility a
@@ -99,19 +98,22 @@ passes): \`invalid_redirect_uri\` (400: missing, not an array, 0 or more than 10
 a NUL or another control character included), \`invalid_client_metadata\` (400: wrong content type, body not
 JSON or not a JSON object, nested too deep, a confidential \`token_endpoint_auth_method\`, other grant or
 response types, non-string \`client_name\`; 413: body too large), \`temporarily_unavailable\` (503).`,
-      request: {
-        body: { required: true, content: { "application/json": { schema: OAuthRegisterRequest } } },
-      },
-      responses: {
-        201: jsonResponse(OAuthClient, "The registered client"),
-        400: jsonResponse(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
-        413: jsonResponse(OAuthRegisterError, "invalid_client_metadata: body over 1 MB"),
-        429: jsonResponse(OAuthRegisterError, "slow_down (Retry-After)"),
-        500: { description: "Unexpected failure" },
-        503: jsonResponse(OAuthRegisterError, "temporarily_unavailable"),
-      },
-    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
-  );
+  request: {
+    body: { required: true, content: { "application/json": { schema: OAuthRegisterRequest } } },
+  },
+  responses: {
+    201: jsonResponse(OAuthClient, "The registered client"),
+    400: jsonResponse(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
+    413: jsonResponse(OAuthRegisterError, "invalid_client_metadata: body over 1 MB"),
+    429: jsonResponse(OAuthRegisterError, "slow_down (Retry-After)"),
+    500: { description: "Unexpected failure" },
+    503: jsonResponse(OAuthRegisterError, "temporarily_unavailable"),
+  },
+});
+
+/** OpenAPI entries of registration and the consent page (they are plain Hono routes mounted at the origin). */
+export function documentOAuthClientRoutes(registry: OpenAPIRegistry): void {
+  registry.registerPath(oauthRegisterRoute as Parameters<OpenAPIRegistry["registerPath"]>[0]);
   registry.registerPath(
     withExamples({
       ...PUBLIC,

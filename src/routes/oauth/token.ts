@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
+import { defineOAuthRoute, documentOAuthRoutes, mountOAuthRoute, validatedBody } from "@/http/oauth-route.ts";
 import {
   OAuthErrorBody,
   OAuthRevokeRequest,
@@ -12,7 +13,6 @@ import { OAuthError } from "@/domain/oauth/errors.ts";
 import { exchangeToken, revokeToken, type TokenParams } from "@/domain/oauth/token.ts";
 import { type AppEnv, serviceCtx } from "@/http/env.ts";
 import { unstorableReason } from "@/http/text-guard.ts";
-import { withExamples } from "@/contracts/examples/index.ts";
 
 type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
 
@@ -69,30 +69,6 @@ function oauthFailure(c: Context<AppEnv>, err: unknown): Response {
   throw err;
 }
 
-/** `POST /api/oauth/token` and `POST /api/oauth/revoke`, mounted at `/api/oauth` by the app. */
-export function oauthTokenRoutes(): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
-  app.post("/token", async (c) => {
-    try {
-      const params = await readParams(c);
-      const result = await exchangeToken(serviceCtx(c.get("deps")), params);
-      return c.json(result, 200, NO_STORE);
-    } catch (err) {
-      return oauthFailure(c, err);
-    }
-  });
-  app.post("/revoke", async (c) => {
-    try {
-      const params = await readParams(c);
-      await revokeToken(serviceCtx(c.get("deps")), params);
-      return c.json({}, 200, NO_STORE);
-    } catch (err) {
-      return oauthFailure(c, err);
-    }
-  });
-  return app;
-}
-
 const errorContent = { "application/json": { schema: OAuthErrorBody } };
 const bodyContent = <T>(schema: T) => ({
   "application/x-www-form-urlencoded": { schema },
@@ -102,17 +78,14 @@ const bodyContent = <T>(schema: T) => ({
 /** These live at `{auth_url}` (the origin), outside `{base_url}`: each operation names the origin as its server. */
 const ORIGIN = [{ url: "/", description: "{auth_url} (PUBLIC_URL)" }];
 
-/** Documents both endpoints in the OpenAPI document. */
-export function documentOAuthTokenRoutes(registry: OpenAPIRegistry): void {
-  registry.registerPath(
-    withExamples({
-      method: "post",
-      path: "/api/oauth/token",
-      servers: ORIGIN,
-      tags: ["OAuth"],
-      summary: "Exchange an authorization code or a refresh token (OAuth 2.1)",
-      description:
-        `No bearer token. Body form-encoded or JSON, in the RFC 6749 shapes (flat JSON, not the envelope).
+export const oauthTokenRoute = defineOAuthRoute({
+  method: "post",
+  path: "/api/oauth/token",
+  servers: ORIGIN,
+  tags: ["OAuth"],
+  summary: "Exchange an authorization code or a refresh token (OAuth 2.1)",
+  description:
+    `No bearer token. Body form-encoded or JSON, in the RFC 6749 shapes (flat JSON, not the envelope).
 
 **authorization_code**: \`code\` (single use, 60 s), \`redirect_uri\` and \`client_id\` exactly as at authorize
 (a non-loopback redirect must still be registered for the client), \`code_verifier\` (43 to 128 characters,
@@ -140,49 +113,74 @@ Responses carry \`Cache-Control: no-store\` and \`Pragma: no-cache\`. Errors \`{
 failure, authorization no longer valid), \`unsupported_grant_type\` (400), \`invalid_scope\` (400, extension:
 refresh asking for more scope than granted), \`invalid_target\` (400, extension: another \`resource\`),
 \`temporarily_unavailable\` (503).`,
-      security: [],
-      request: { body: { required: true, content: bodyContent(OAuthTokenRequest) } },
-      responses: {
-        200: { description: "Tokens", content: { "application/json": { schema: OAuthTokenResponse } } },
-        400: {
-          description:
-            "invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target",
-          content: errorContent,
-        },
-        413: { description: "invalid_request: body over 1 MB", content: errorContent },
-        500: { description: "Unexpected failure" },
-        503: { description: "temporarily_unavailable", content: errorContent },
-      },
-      "x-svc-cost": 0,
-    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
-  );
-  registry.registerPath(
-    withExamples({
-      method: "post",
-      path: "/api/oauth/revoke",
-      servers: ORIGIN,
-      tags: ["OAuth"],
-      summary: "Revoke an access token or a refresh-token family (RFC 7009)",
-      description: `No bearer token. Body \`token\` (+ optional \`token_type_hint\`), form-encoded or JSON.
+  security: [],
+  request: { body: { required: true, content: bodyContent(OAuthTokenRequest) } },
+  responses: {
+    200: { description: "Tokens", content: { "application/json": { schema: OAuthTokenResponse } } },
+    400: {
+      description: "invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target",
+      content: errorContent,
+    },
+    413: { description: "invalid_request: body over 1 MB", content: errorContent },
+    500: { description: "Unexpected failure" },
+    503: { description: "temporarily_unavailable", content: errorContent },
+  },
+  "x-svc-cost": 0,
+});
+
+export const oauthRevokeRoute = defineOAuthRoute({
+  method: "post",
+  path: "/api/oauth/revoke",
+  servers: ORIGIN,
+  tags: ["OAuth"],
+  summary: "Revoke an access token or a refresh-token family (RFC 7009)",
+  description: `No bearer token. Body \`token\` (+ optional \`token_type_hint\`), form-encoded or JSON.
 Answers \`200 {}\` for any token, recognised or not. A refresh token revokes its whole family (no token of it
 can be refreshed afterwards; access tokens already issued stay valid until they expire). A valid access token
 (design; the spec is silent) is recorded by its \`jti\` until it would expire, and is refused afterwards, by REST
 and by \`/mcp\` alike. With \`client_id\` (RFC 7009 section 2.1), a token issued to another client (or to none)
 is left alone: the answer is the same \`200 {}\` and nothing is revoked.
 Errors: \`invalid_request\` (400: no \`token\`, unsupported content type), \`temporarily_unavailable\` (503).`,
-      security: [],
-      request: { body: { required: true, content: bodyContent(OAuthRevokeRequest) } },
-      responses: {
-        200: {
-          description: "Revoked (or unknown)",
-          content: { "application/json": { schema: OAuthRevokeResponse } },
-        },
-        400: { description: "invalid_request", content: errorContent },
-        413: { description: "invalid_request: body over 1 MB", content: errorContent },
-        500: { description: "Unexpected failure" },
-        503: { description: "temporarily_unavailable", content: errorContent },
-      },
-      "x-svc-cost": 0,
-    }) as Parameters<OpenAPIRegistry["registerPath"]>[0],
-  );
+  security: [],
+  request: { body: { required: true, content: bodyContent(OAuthRevokeRequest) } },
+  responses: {
+    200: {
+      description: "Revoked (or unknown)",
+      content: { "application/json": { schema: OAuthRevokeResponse } },
+    },
+    400: { description: "invalid_request", content: errorContent },
+    413: { description: "invalid_request: body over 1 MB", content: errorContent },
+    500: { description: "Unexpected failure" },
+    503: { description: "temporarily_unavailable", content: errorContent },
+  },
+  "x-svc-cost": 0,
+});
+
+/** `POST /api/oauth/token` and `POST /api/oauth/revoke`, at their routes' paths (mounted at the origin). */
+export function oauthTokenRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  mountOAuthRoute(app, oauthTokenRoute, async (c) => {
+    try {
+      const params = validatedBody(oauthTokenRoute, await readParams(c), "invalid_request");
+      const result = await exchangeToken(serviceCtx(c.get("deps")), params);
+      return c.json(result, 200, NO_STORE);
+    } catch (err) {
+      return oauthFailure(c, err);
+    }
+  });
+  mountOAuthRoute(app, oauthRevokeRoute, async (c) => {
+    try {
+      const params = validatedBody(oauthRevokeRoute, await readParams(c), "invalid_request");
+      await revokeToken(serviceCtx(c.get("deps")), params);
+      return c.json({}, 200, NO_STORE);
+    } catch (err) {
+      return oauthFailure(c, err);
+    }
+  });
+  return app;
+}
+
+/** Documents both endpoints in the OpenAPI document, from their route objects. */
+export function documentOAuthTokenRoutes(registry: OpenAPIRegistry): void {
+  documentOAuthRoutes(registry, [oauthTokenRoute, oauthRevokeRoute]);
 }
