@@ -93,7 +93,8 @@ export const SessionPatch = z.object({
 export const ActivityInput = z.object({
   type: z.enum(ACTIVITY_TYPES),
   body: z.string().min(1).max(RESPONSE_BODY_MAX).optional().openapi({
-    description: "Required except for type action; up to 4000 characters (8000 for response)",
+    description:
+      `Required except for type action; up to ${ACTIVITY_BODY_MAX} characters (${RESPONSE_BODY_MAX} for response)`,
   }),
   action: z.string().min(1).max(200).optional().openapi({ description: "Type action only; required there" }),
   parameter: z.string().min(1).max(4000).optional().openapi({
