@@ -36,6 +36,15 @@ type BodySchemaOf<R> = R extends { request: { body: { content: infer C } } }
   ? C[keyof C] extends { schema: infer S extends z.ZodType } ? S : never
   : never;
 
+/** The route's request body schema (its first media type's): what its parameters are validated with. */
+function bodySchemaOf<R extends RouteConfig>(route: R): BodySchemaOf<R> {
+  const content = route.request?.body?.content ?? {};
+  const media = Object.values(content)[0];
+  const schema = (media && "schema" in media ? media.schema : undefined) as BodySchemaOf<R> | undefined;
+  if (!schema) throw new Error(`validatedBody: ${route.method} ${route.path} documents no body schema`);
+  return schema;
+}
+
 /**
  * The route's request body schema applied to the parameters as received (JSON or form). A JSON `null`
  * reads as an absent parameter, as OAuth parameters have no null. A failure is an `OAuthError` named
@@ -46,23 +55,33 @@ export function validatedBody<R extends RouteConfig>(
   params: Record<string, unknown>,
   error: string,
 ): z.output<BodySchemaOf<R>> {
-  const content = route.request?.body?.content ?? {};
-  const media = Object.values(content)[0];
-  const schema = (media && "schema" in media ? media.schema : undefined) as BodySchemaOf<R> | undefined;
-  if (!schema) throw new Error(`validatedBody: ${route.method} ${route.path} documents no body schema`);
   const present = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== null));
-  const result = schema.safeParse(present);
+  return parsedBody(route, present, (issues) => {
+    const issue = issues[0];
+    const name = issue?.path.join(".") || "body";
+    const missing = issue?.path.length === 1 && present[String(issue.path[0])] === undefined;
+    const notString = issue?.code === "invalid_type" && "expected" in issue && issue.expected === "string";
+    const description = missing
+      ? `Missing parameter ${name}`
+      : notString
+      ? `Parameter ${name} must be a string`
+      : `Parameter ${name}: ${issue?.message ?? "invalid"}`;
+    return new OAuthError(error, description, 400);
+  });
+}
+
+/**
+ * The route's request body schema applied to `body` as it is (a `null` stays a `null`); a failure is the
+ * `OAuthError` that `refuse` makes of the schema's issues (in the schema's order, at least one).
+ */
+export function parsedBody<R extends RouteConfig>(
+  route: R,
+  body: unknown,
+  refuse: (issues: readonly z.core.$ZodIssue[]) => OAuthError,
+): z.output<BodySchemaOf<R>> {
+  const result = bodySchemaOf(route).safeParse(body);
   if (result.success) return result.data as z.output<BodySchemaOf<R>>;
-  const issue = result.error.issues[0];
-  const name = issue?.path.join(".") || "body";
-  const missing = issue?.path.length === 1 && present[String(issue.path[0])] === undefined;
-  const notString = issue?.code === "invalid_type" && "expected" in issue && issue.expected === "string";
-  const description = missing
-    ? `Missing parameter ${name}`
-    : notString
-    ? `Parameter ${name} must be a string`
-    : `Parameter ${name}: ${issue?.message ?? "invalid"}`;
-  throw new OAuthError(error, description, 400);
+  throw refuse(result.error.issues);
 }
 
 /** Mounts `handler` for the route on a plain app at the route's own method and path. */

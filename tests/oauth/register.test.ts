@@ -193,3 +193,42 @@ test("OAUTH-023 registration with the database unreachable answers 503 temporari
   assert.equal(res.body.data, undefined, "OAuth shape, not the envelope");
   assert.ok(Number(res.headers.get("retry-after")) > 0, "Retry-After tells the client when to come back");
 });
+
+test("registration bodies failing the route's schema answer OAuth errors and count toward the rate limit", async () => {
+  const address = freshAddress();
+  const before = await clientCount();
+  const name = await register({ client_name: 5, redirect_uris: ["https://a.example/cb"] }, address);
+  assert.equal(name.status, 400, name.text);
+  assert.deepEqual(name.body, {
+    error: "invalid_client_metadata",
+    error_description: "client_name must be a string",
+  });
+  const nullName = await register({ client_name: null, redirect_uris: ["https://a.example/cb"] }, address);
+  assert.equal(nullName.body.error_description, "client_name must be a string");
+  const uris = await register({ redirect_uris: "https://a.example/cb" }, address);
+  assert.deepEqual(uris.body, {
+    error: "invalid_redirect_uri",
+    error_description: "redirect_uris must be an array of 1 to 10 URIs",
+  });
+  const element = await register({ redirect_uris: ["https://a.example/cb", 7] }, address);
+  assert.deepEqual(element.body, {
+    error: "invalid_redirect_uri",
+    error_description: "redirect_uris[1] is not a string",
+  });
+  const response = await register(
+    { redirect_uris: ["https://a.example/cb"], response_types: ["token"] },
+    address,
+  );
+  assert.deepEqual(response.body, {
+    error: "invalid_client_metadata",
+    error_description: "response_types may hold only code",
+  });
+  for (let i = 5; i < 20; i++) {
+    const res = await register({ client_name: ["x"], redirect_uris: ["https://a.example/cb"] }, address);
+    assert.equal(res.status, 400, res.text);
+  }
+  const limited = await register({ redirect_uris: ["https://a.example/cb"] }, address);
+  assert.equal(limited.status, 429, "20 refused bodies used up the address's registrations");
+  assert.equal(limited.body.error, "slow_down");
+  assert.equal(await clientCount(), before, "nothing was stored");
+});

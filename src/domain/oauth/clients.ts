@@ -22,14 +22,23 @@ export interface RegisteredClient {
   scope: "read write";
 }
 
+/** Registration metadata as the route's schema reads it (the fields the domain uses). */
+export interface ClientMetadata {
+  redirect_uris: string[];
+  client_name?: string | undefined;
+}
+
 /**
  * Dynamic client registration (RFC 7591), public clients only. `body` is the parsed JSON (anything);
- * every refusal is an OAuthError. Counts one hit per client address before anything else.
+ * every refusal is an OAuthError. Counts one hit per client address before anything else, so a refused
+ * body counts too; then the body must be an object whose `redirect_uris` pass `checkRedirectUris`, and
+ * then `validate` (the route's schema) reads the rest of the metadata.
  */
 export async function registerClient(
   ctx: ServiceCtx,
   address: string,
   body: unknown,
+  validate: (meta: Record<string, unknown>) => ClientMetadata,
 ): Promise<RegisteredClient> {
   const now = ctx.clock.now();
   const hit = await hitCounter(ctx.db, `oauth_register:${address}`, REGISTER_WINDOW_MS, now);
@@ -40,50 +49,13 @@ export async function registerClient(
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new OAuthError("invalid_client_metadata", "The body must be a JSON object");
   }
-  const meta = body as Record<string, unknown>;
-  const uris = meta.redirect_uris;
-  if (!Array.isArray(uris) || uris.length < 1 || uris.length > MAX_REDIRECT_URIS) {
-    throw new OAuthError(
-      "invalid_redirect_uri",
-      `redirect_uris must be an array of 1 to ${MAX_REDIRECT_URIS} URIs`,
-    );
-  }
-  for (const [i, uri] of uris.entries()) {
-    if (typeof uri !== "string") {
-      throw new OAuthError("invalid_redirect_uri", `redirect_uris[${i}] is not a string`);
-    }
-    const check = checkRedirectUri(uri);
-    if (!check.ok) throw new OAuthError("invalid_redirect_uri", `redirect_uris[${i}]: ${check.reason}`);
-  }
-  const method = meta.token_endpoint_auth_method;
-  if (method !== undefined && method !== "none") {
-    throw new OAuthError(
-      "invalid_client_metadata",
-      'Only public clients: token_endpoint_auth_method must be "none"',
-    );
-  }
-  const grants = meta.grant_types;
-  if (
-    grants !== undefined &&
-    (!Array.isArray(grants) || grants.some((g) => g !== "authorization_code" && g !== "refresh_token"))
-  ) {
-    throw new OAuthError(
-      "invalid_client_metadata",
-      "grant_types may hold only authorization_code and refresh_token",
-    );
-  }
-  const responses = meta.response_types;
-  if (responses !== undefined && (!Array.isArray(responses) || responses.some((r) => r !== "code"))) {
-    throw new OAuthError("invalid_client_metadata", "response_types may hold only code");
-  }
+  checkRedirectUris((body as Record<string, unknown>).redirect_uris);
+  const meta = validate(body as Record<string, unknown>);
   const rawName = meta.client_name;
-  if (rawName !== undefined && typeof rawName !== "string") {
-    throw new OAuthError("invalid_client_metadata", "client_name must be a string");
-  }
   // deno-lint-ignore no-control-regex
   const cleaned = (rawName ?? "").replace(/[\u0000-\u001f\u007f]/g, " ").trim();
   const name = Array.from(cleaned.toWellFormed()).slice(0, MAX_CLIENT_NAME).join("") || "Unnamed client";
-  const redirectUris = [...new Set(uris as string[])];
+  const redirectUris = [...new Set(meta.redirect_uris)];
   const clientId = `svc_client_${randomSecret(18)}`;
   await ctx.db.insertInto("oauth_clients").values({
     client_id: clientId,
@@ -101,6 +73,23 @@ export async function registerClient(
     token_endpoint_auth_method: "none",
     scope: "read write",
   };
+}
+
+/** Refuses `redirect_uris` unless an array of 1 to 10 strings, each a redirect URI registration accepts. */
+export function checkRedirectUris(uris: unknown): void {
+  if (!Array.isArray(uris) || uris.length < 1 || uris.length > MAX_REDIRECT_URIS) {
+    throw new OAuthError(
+      "invalid_redirect_uri",
+      `redirect_uris must be an array of 1 to ${MAX_REDIRECT_URIS} URIs`,
+    );
+  }
+  for (const [i, uri] of uris.entries()) {
+    if (typeof uri !== "string") {
+      throw new OAuthError("invalid_redirect_uri", `redirect_uris[${i}] is not a string`);
+    }
+    const check = checkRedirectUri(uri);
+    if (!check.ok) throw new OAuthError("invalid_redirect_uri", `redirect_uris[${i}]: ${check.reason}`);
+  }
 }
 
 /** A registered client, or null. */

@@ -10,10 +10,10 @@ import {
 import type { AppEnv } from "@/http/env.ts";
 import { serviceCtx } from "@/http/env.ts";
 import { clientAddress } from "@/http/client-address.ts";
-import { registerClient } from "@/domain/oauth/clients.ts";
+import { MAX_REDIRECT_URIS, registerClient } from "@/domain/oauth/clients.ts";
 import { OAuthError } from "@/domain/oauth/errors.ts";
 import { withExamples } from "@/contracts/examples/index.ts";
-import { defineOAuthRoute, mountOAuthRoute } from "@/http/oauth-route.ts";
+import { defineOAuthRoute, mountOAuthRoute, parsedBody } from "@/http/oauth-route.ts";
 import { loggableError } from "@/shared/log-safe.ts";
 
 type OpenAPIRegistry = OpenAPIHono<AppEnv>["openAPIRegistry"];
@@ -37,7 +37,12 @@ export function registerApp(): Hono<AppEnv> {
       } catch {
         throw new OAuthError("invalid_client_metadata", "The body must be JSON");
       }
-      const client = await registerClient(serviceCtx(c.get("deps")), clientAddress(c), body);
+      const client = await registerClient(
+        serviceCtx(c.get("deps")),
+        clientAddress(c),
+        body,
+        (meta) => parsedBody(oauthRegisterRoute, meta, registrationRefusal),
+      );
       return c.json(client, 201);
     } catch (err) {
       if (err instanceof OAuthError) {
@@ -54,6 +59,34 @@ export function registerApp(): Hono<AppEnv> {
   });
   return app;
 }
+
+/**
+ * The OAuth refusal of a body the registration schema rejects: a `redirect_uris` problem is
+ * `invalid_redirect_uri`, any other `invalid_client_metadata`, reported for the first field in the order
+ * the checks have always run (redirect URIs, auth method, grant types, response types, name).
+ */
+function registrationRefusal(issues: readonly { path: readonly PropertyKey[] }[]): OAuthError {
+  const fields = new Set(issues.map((issue) => issue.path[0]));
+  if (fields.has("redirect_uris")) {
+    const at = issues.find((issue) => issue.path[0] === "redirect_uris")?.path[1];
+    return new OAuthError(
+      "invalid_redirect_uri",
+      typeof at === "number"
+        ? `redirect_uris[${at}] is not a string`
+        : `redirect_uris must be an array of 1 to ${MAX_REDIRECT_URIS} URIs`,
+    );
+  }
+  const message = REGISTRATION_FIELD_ERRORS.find(([field]) => fields.has(field))?.[1] ??
+    "The body must be a JSON object";
+  return new OAuthError("invalid_client_metadata", message);
+}
+
+const REGISTRATION_FIELD_ERRORS: [string, string][] = [
+  ["token_endpoint_auth_method", 'Only public clients: token_endpoint_auth_method must be "none"'],
+  ["grant_types", "grant_types may hold only authorization_code and refresh_token"],
+  ["response_types", "response_types may hold only code"],
+  ["client_name", "client_name must be a string"],
+];
 
 const html = (description: string) => ({
   description,
