@@ -20,6 +20,26 @@ export const EnvHealthSchema = z.object({
   notes: z.array(z.string().max(200)).max(10).optional().openapi({ description: "Up to 10 notes of 200" }),
 }).openapi("EnvHealth");
 
+export const PROGRESS_TEXT_MAX = 1000;
+export const DECISION_RATIONALE_MAX = 2000;
+/** A payload list (`blockers`, `alternatives`): at most this many strings, each at most PAYLOAD_ITEM_MAX. */
+export const PAYLOAD_LIST_MAX = 10;
+export const PAYLOAD_ITEM_MAX = 500;
+const payloadList = z.array(z.string().min(1).max(PAYLOAD_ITEM_MAX)).max(PAYLOAD_LIST_MAX);
+
+/** The payload of a PROGRESS entry (checked by the domain: `payload` itself is any object). */
+export const ProgressPayload = z.object({
+  did: z.string().min(1).max(PROGRESS_TEXT_MAX),
+  next: z.string().min(1).max(PROGRESS_TEXT_MAX),
+  blockers: payloadList.optional(),
+});
+
+/** The payload of a DECISION entry. */
+export const DecisionPayload = z.object({
+  rationale: z.string().min(1).max(DECISION_RATIONALE_MAX),
+  alternatives: payloadList.optional(),
+});
+
 export const LedgerEntryBody = z.object({
   type: LedgerTypeSchema,
   content: z.string().min(1).max(2000).optional().openapi({
@@ -28,9 +48,11 @@ export const LedgerEntryBody = z.object({
       "is derived from the payload (a content sent with it is replaced)",
   }),
   payload: z.record(z.string(), z.unknown()).optional().openapi({
-    description: "PROGRESS: `{ did, next, blockers? }` (did and next 1 to 1000 characters, blockers up to " +
-      "10 strings of 500, default []). DECISION: `{ rationale (1 to 2000, required: 422 VALIDATION_ERROR " +
-      "without it), alternatives? (up to 10 strings of 500) }`. Other types: any JSON object",
+    description:
+      `PROGRESS: \`{ did, next, blockers? }\` (did and next 1 to ${PROGRESS_TEXT_MAX} characters, ` +
+      `blockers up to ${PAYLOAD_LIST_MAX} strings of ${PAYLOAD_ITEM_MAX}, default []). DECISION: \`{ rationale ` +
+      `(1 to ${DECISION_RATIONALE_MAX}, required: 422 VALIDATION_ERROR without it), alternatives? (up to ` +
+      `${PAYLOAD_LIST_MAX} strings of ${PAYLOAD_ITEM_MAX}) }\`. Other types: any JSON object`,
   }),
   sessionId: z.string().uuid().optional().openapi({
     description: "Defaults to the token's session (svc_sess_, svc_sub_); required with OAuth tokens (400, " +

@@ -4,6 +4,9 @@ import { filePathList } from "./file-path.ts";
 import { envelope, ReviewModeSchema } from "./common.ts";
 import { BranchSchema, PrioritySchema, RiskClassSchema, TicketSchema } from "./tickets.ts";
 
+/** The most JSON an artifact's `metadata` may hold, in bytes (checked by the domain). */
+export const ARTIFACT_METADATA_MAX_BYTES = 8 * 1024;
+
 const TicketRef = z.string().min(1).max(100).openapi({ description: "Ticket UUID or <PREFIX>-<number> key" });
 
 export const ReviewHandoffInput = z.object({
@@ -141,7 +144,9 @@ export const AddArtifactBody = z.object({
   url: z.string().url().max(2000).refine((u) => /^https?:\/\//i.test(u), "An http(s) URL"),
   ref: z.string().min(1).max(255).optional().openapi({ description: "Branch, commit SHA, PR number or env" }),
   title: z.string().trim().min(1).max(500).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional().openapi({ description: "Free-form, up to 8 KB" }),
+  metadata: z.record(z.string(), z.unknown()).optional().openapi({
+    description: `Free-form, up to ${ARTIFACT_METADATA_MAX_BYTES / 1024} KB`,
+  }),
   status: ArtifactStatus.optional(),
 }).openapi("AddArtifactRequest");
 

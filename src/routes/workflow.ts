@@ -4,6 +4,7 @@ import {
   AddArtifactBody,
   ApproveBody,
   ApproveResponse,
+  ARTIFACT_METADATA_MAX_BYTES,
   ArtifactIdPath,
   ArtifactListResponse,
   ArtifactResponse,
@@ -118,7 +119,9 @@ export const addArtifactRoute = defineRoute({
     "in place (sent fields replace) and answers 200; a new one answers 201. New pull_request, branch and " +
     "deploy artifacts start `open`, commits `closed`; board rows count open artifacts (hasOpenArtifacts). " +
     "For a pull request, metadata.reviewDecision CHANGES_REQUESTED marks an unresolved review block. " +
-    "Errors: 400 VALIDATION_ERROR (metadata over 8 KB, bad url), 403 FORBIDDEN, 404 TICKET_NOT_FOUND.",
+    `Errors: 400 VALIDATION_ERROR (metadata over ${
+      ARTIFACT_METADATA_MAX_BYTES / 1024
+    } KB, bad url), 403 FORBIDDEN, 404 TICKET_NOT_FOUND.`,
   request: {
     params: TicketIdPath,
     body: { required: true, content: { "application/json": { schema: AddArtifactBody } } },

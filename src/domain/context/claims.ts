@@ -1,10 +1,10 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
+import { OPEN_CLAIMS_SHOWN } from "./params.ts";
 
 /** `expiringClaims`: live claims of the caller that expire within this window (CTX-024). */
 export const EXPIRING_WINDOW_MS = 5 * 60_000;
-const MAX_OPEN_CLAIMS = 200;
 
 export interface OpenClaimRow {
   claimId: string;
@@ -51,7 +51,7 @@ export function claimsQuery(db: DbOrTrx, projectId: string, agentId: string, now
     .where("f.project_id", "=", projectId).where("f.released_at", "is", null)
     .where("c.released_at", "is", null)
     .where((eb) => eb.or([eb("c.expires_at", ">", now), eb("c.agent_id", "=", agentId)]))
-    .orderBy("c.claimed_at", "desc").orderBy("f.file").limit(MAX_OPEN_CLAIMS + 100);
+    .orderBy("c.claimed_at", "desc").orderBy("f.file").limit(OPEN_CLAIMS_SHOWN + 100);
 }
 
 /** `claimsOverview` from the rows of `claimsQuery` (timestamps as Date, or as text when read through JSON). */
@@ -101,7 +101,7 @@ export function claimsOf(
         secondsLeft: Math.floor(left / 1000),
       });
     }
-    if (open.length < MAX_OPEN_CLAIMS) {
+    if (open.length < OPEN_CLAIMS_SHOWN) {
       open.push({
         claimId: r.id,
         file: r.file,

@@ -9,7 +9,7 @@ import { readLists, revived, type RowOf } from "./json-lists.ts";
 import { claimsOf, claimsQuery, collisionsOf, collisionsQuery } from "./claims.ts";
 import { ledgerPageOf, ledgerPageQuery, pinnedOf, pinnedQuery } from "./ledger.ts";
 import type { ContextLimits } from "./limits.ts";
-import { PENDING_REVIEWS_SHOWN, STALE_TICKETS_SHOWN } from "./params.ts";
+import { CONNECTED_AGENTS_SHOWN, PENDING_REVIEWS_SHOWN, STALE_TICKETS_SHOWN } from "./params.ts";
 import { reviewPage, yourReviewRows, yourReviewsQuery } from "./reviews.ts";
 import { contextScalars } from "./scalars.ts";
 import { callerSituationOnce } from "@/domain/core/silence.ts";
@@ -101,7 +101,7 @@ function connectedAgentsQuery(db: DbOrTrx, projectId: string) {
       "s.started_at",
     ])
     .where("s.project_id", "=", projectId).where("s.status", "in", SESSION_OPEN)
-    .where("a.status", "=", "active").orderBy("s.started_at", "desc").limit(50);
+    .where("a.status", "=", "active").orderBy("s.started_at", "desc").limit(CONNECTED_AGENTS_SHOWN);
 }
 export type ConnectedAgentRow = RowOf<ReturnType<typeof connectedAgentsQuery>>;
 

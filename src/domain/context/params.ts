@@ -11,6 +11,12 @@ export const DEFAULT_LEDGER_LIMIT = 10;
 export const DEFAULT_UPDATES_LIMIT = 20;
 export const COMPACT_LEDGER_ENTRIES = 5;
 export const PENDING_REVIEWS_SHOWN = 20;
+/** `yourReviews`: tickets in review naming the caller, oldest first. */
+export const YOUR_REVIEWS_SHOWN = 20;
+/** `connectedAgents`: agents with an open session, newest first. */
+export const CONNECTED_AGENTS_SHOWN = 50;
+/** `openClaims`: live claimed files of the project, newest claim first. */
+export const OPEN_CLAIMS_SHOWN = 200;
 /** Longest-silent first; the rest are on the board. */
 export const STALE_TICKETS_SHOWN = 20;
 

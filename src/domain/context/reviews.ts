@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { REVIEW_STATUSES } from "@/domain/core/workflow.ts";
+import { YOUR_REVIEWS_SHOWN } from "./params.ts";
 
 /** The review row of /context/more and of context `pendingReviews` (CTX-049). */
 export interface ReviewRow {
@@ -99,7 +100,9 @@ export async function reviewPage(
 export function yourReviewsQuery(db: DbOrTrx, projectId: string, agentId: string) {
   return db.selectFrom("tickets").select(["id", "number", "title", "status", "status_changed_at"])
     .where("reviewer_agent_id", "=", agentId).where("project_id", "=", projectId)
-    .where("status", "in", [...REVIEW_STATUSES]).orderBy("status_changed_at", "asc").limit(20);
+    .where("status", "in", [...REVIEW_STATUSES]).orderBy("status_changed_at", "asc").limit(
+      YOUR_REVIEWS_SHOWN,
+    );
 }
 
 /** The rows of `yourReviewsQuery` (timestamps as Date, or as text when read through JSON). */

@@ -1,5 +1,4 @@
-import { z } from "zod";
-import type { LedgerEntryInput } from "@/contracts/ledger.ts";
+import { DecisionPayload, type LedgerEntryInput, ProgressPayload } from "@/contracts/ledger.ts";
 import type { DbOrTrx } from "@/db/database.ts";
 import type { Actor } from "@/domain/core/actor.ts";
 import { DomainError, fail, recovery } from "@/domain/core/errors.ts";
@@ -8,17 +7,6 @@ import { LEDGER_LABELS, unknownLabels } from "./labels.ts";
 import { fieldErrors } from "@/shared/field-errors.ts";
 
 const MAX_CONTENT = 2000;
-
-const ProgressPayload = z.object({
-  did: z.string().min(1).max(1000),
-  next: z.string().min(1).max(1000),
-  blockers: z.array(z.string().min(1).max(500)).max(10).optional(),
-});
-
-const DecisionPayload = z.object({
-  rationale: z.string().min(1).max(2000),
-  alternatives: z.array(z.string().min(1).max(500)).max(10).optional(),
-});
 
 const SERVICE_ONLY = new Set(["AGENT_JOINED"]);
 const ORCHESTRATOR_LIFECYCLE = new Set(["AGENT_SPAWNED", "AGENT_ASSIGNED", "AGENT_COMPLETED"]);

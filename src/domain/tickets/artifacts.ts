@@ -1,5 +1,9 @@
 import type { z } from "zod";
-import type { AddArtifactBody, PatchArtifactBody } from "@/contracts/workflow.ts";
+import {
+  type AddArtifactBody,
+  ARTIFACT_METADATA_MAX_BYTES,
+  type PatchArtifactBody,
+} from "@/contracts/workflow.ts";
 import { type Selectable, sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
 import type { TicketArtifactsTable } from "@/db/tables/work.ts";
@@ -21,8 +25,6 @@ export type AddArtifactInput = z.output<typeof AddArtifactBody>;
 /** PATCH /ticket/{ticketId}/artifacts/{artifactId}'s body, as the route has parsed it. */
 export type PatchArtifactInput = z.output<typeof PatchArtifactBody>;
 
-const METADATA_MAX_BYTES = 8 * 1024;
-
 function toArtifact(row: Selectable<TicketArtifactsTable>) {
   return {
     id: row.id,
@@ -40,9 +42,13 @@ function toArtifact(row: Selectable<TicketArtifactsTable>) {
 }
 
 function checkMetadata(metadata: Record<string, unknown> | undefined): void {
-  if (metadata && new TextEncoder().encode(JSON.stringify(metadata)).length > METADATA_MAX_BYTES) {
-    throw fail.validation("metadata is over 8 KB", {
-      fields: [{ path: "metadata", message: "At most 8 KB of JSON", code: "too_big" }],
+  if (metadata && new TextEncoder().encode(JSON.stringify(metadata)).length > ARTIFACT_METADATA_MAX_BYTES) {
+    throw fail.validation(`metadata is over ${ARTIFACT_METADATA_MAX_BYTES / 1024} KB`, {
+      fields: [{
+        path: "metadata",
+        message: `At most ${ARTIFACT_METADATA_MAX_BYTES / 1024} KB of JSON`,
+        code: "too_big",
+      }],
     });
   }
 }
