@@ -12823,7 +12823,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
-            /** @description invalid_request: body over 1 MB */
+            /** @description invalid_request: body over 1 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -12901,7 +12901,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthTokenError"];
                 };
             };
-            /** @description invalid_request: body over 1 MB */
+            /** @description invalid_request: body over 1 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -13249,7 +13249,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthRegisterError"];
                 };
             };
-            /** @description invalid_client_metadata: body over 1 MB */
+            /** @description invalid_client_metadata: body over 1 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { AGENT_ROLES, NEXT_ACTIONS, PROJECT_PHASES, REVIEW_MODES } from "@/shared/vocabulary.ts";
 
+/** Largest request body of any REST endpoint (documented design); pairing allows less. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const PAIRING_MAX_BODY_BYTES = 64 * 1024;
+
 export const RecoverySchema = z.object({
   action: z.string().openapi({ example: "ADD_REQUIRED_FIELDS" }),
   endpoint: z.string().openapi({ example: "POST /ticket" }),
@@ -186,7 +190,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: "FORBIDDEN: missing scope or wrong role (`details.recovery`)",
   404: "NOT_FOUND or a more specific not-found code",
   409: "CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed",
-  413: "PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere)",
+  413: `PAYLOAD_TOO_LARGE: body over the limit (${PAIRING_MAX_BODY_BYTES / 1024} KB for pairing, ${
+    MAX_BODY_BYTES / 1024 / 1024
+  } MiB elsewhere)`,
   415: "VALIDATION_ERROR: body without a JSON content type",
   422: "VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule",
   429: "RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After",

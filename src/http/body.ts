@@ -3,9 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import { DomainError } from "@/domain/core/errors.ts";
 import type { AppEnv } from "./env.ts";
 
-/** Largest request body of any REST endpoint (documented design); pairing allows 64 KB. */
-export const MAX_BODY_BYTES = 1024 * 1024;
-export const PAIRING_MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES, PAIRING_MAX_BODY_BYTES } from "@/contracts/common.ts";
 
 /**
  * Deepest JSON nesting a body may have (the top-level object or array is level 1). PostgreSQL parses

@@ -7,7 +7,7 @@ import {
   PairCodeResponse,
   PairPromptQuery,
 } from "@/contracts/pairing.ts";
-import { errorResponses, ErrorSchema } from "@/contracts/common.ts";
+import { errorResponses, ErrorSchema, PAIRING_MAX_BODY_BYTES } from "@/contracts/common.ts";
 import { connect } from "@/domain/pairing/connect.ts";
 import { mintOrchestratorCode } from "@/domain/pairing/orchestrator-code.ts";
 import { pairingPrompt, PROMPT_LOOKUPS_PER_IP } from "@/domain/pairing/prompt.ts";
@@ -22,7 +22,8 @@ export const pairConnectRoute = defineRoute({
   tags: ["Pairing and sessions"],
   summary: "Pair an agent with a code and get a session token",
   description:
-    "No Authorization header. Body at most 64 KB (413 PAYLOAD_TOO_LARGE). Errors: 400 BAD_REQUEST; " +
+    `No Authorization header. Body at most ${PAIRING_MAX_BODY_BYTES / 1024} KB (413 PAYLOAD_TOO_LARGE). ` +
+    "Errors: 400 BAD_REQUEST; " +
     "401 INVALID_CODE, PASSWORD_REQUIRED; 403 INVALID_PASSWORD (code not consumed), PROJECT_INACTIVE, " +
     "ORG_SUSPENDED, AGENT_REVOKED, AGENT_LIMIT; 404 PROJECT_NOT_FOUND, ORG_NOT_FOUND, AGENT_NOT_FOUND; " +
     "429 RATE_LIMITED (10 attempts per 5 minutes per IP); 503 SERVICE_UNAVAILABLE (recovery RETRY_LATER). " +

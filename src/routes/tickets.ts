@@ -31,7 +31,7 @@ import {
   legacyCreateAccepted,
   legacyCreateDeprecation,
 } from "@/domain/tickets/agent-first.ts";
-import { acknowledgeCriteria } from "@/domain/tickets/acknowledge.ts";
+import { acknowledgeCriteria, MAX_CRITERIA } from "@/domain/tickets/acknowledge.ts";
 import { type BatchRow, createBatch } from "@/domain/tickets/batch.ts";
 import { readBoard } from "@/domain/tickets/board.ts";
 import { deleteTicket } from "@/domain/tickets/delete.ts";
@@ -210,7 +210,7 @@ export const acknowledgeRoute = defineRoute({
     "The path takes the internal id only (a key or unknown id answers 404 TICKET_NOT_FOUND). Body optional: " +
     "`additionalCriteria` (up to 20, each `{ title 1 to 500, description? up to 2000, requiresEvidence " +
     "(default false) }`), stored with `source: manual`; required when the ticket has no criteria (400 " +
-    "VALIDATION_ERROR, recovery ADD_CRITERIA). A ticket holds at most 20 criteria in all (400). Sets " +
+    `VALIDATION_ERROR, recovery ADD_CRITERIA). A ticket holds at most ${MAX_CRITERIA} criteria in all (400). Sets ` +
     "`criteriaAcknowledgedAt`. Idempotent: a repeat (same criteria titles, case-insensitive) adds and changes " +
     "nothing and answers `alreadyAcknowledged: true`. 403 FORBIDDEN when the ticket is assigned to another " +
     "agent (orchestrators excepted); 409 CONFLICT when a done or cancelled ticket would change. Response " +

@@ -25,6 +25,8 @@ import {
 } from "@/domain/context/params.ts";
 import { ARTIFACT_METADATA_MAX_BYTES } from "@/contracts/workflow.ts";
 import { PAYLOAD_LIST_MAX } from "@/contracts/ledger.ts";
+import { MAX_CRITERIA } from "@/domain/tickets/acknowledge.ts";
+import { MAX_BODY_BYTES, PAIRING_MAX_BODY_BYTES } from "@/contracts/common.ts";
 import { MAX_CLIENT_NAME } from "@/domain/oauth/clients.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -293,6 +295,13 @@ test("a route description's 'up to N' / 'at most N' is the bound its schema or t
       `cut to ${COMPACT_BRIEF_CHARS} characters (full mode: ${FULL_BRIEF_CHARS.toLocaleString("en-US")},`,
       "COMPACT_BRIEF_CHARS, FULL_BRIEF_CHARS",
     ],
+    [
+      "post",
+      "/ticket/{ticketId}/acknowledge",
+      `A ticket holds at most ${MAX_CRITERIA} criteria in all`,
+      "MAX_CRITERIA",
+    ],
+    ["post", "/pair/connect", `Body at most ${PAIRING_MAX_BODY_BYTES / 1024} KB`, "PAIRING_MAX_BODY_BYTES"],
   ];
   for (const [method, path, phrase, source] of facts) {
     const description = flat(DOCUMENT.paths[path]?.[method]?.description ?? "");
@@ -300,5 +309,23 @@ test("a route description's 'up to N' / 'at most N' is the bound its schema or t
       description.includes(phrase),
       `${method.toUpperCase()} ${path} should say "${phrase}" (from ${source})`,
     );
+  }
+});
+
+test("the 413 answer's description states the body limits the service enforces", () => {
+  const stated = new Set<string>();
+  for (const operations of Object.values(DOCUMENT.paths)) {
+    for (const operation of Object.values(operations ?? {})) {
+      const description = (operation as { responses?: Record<string, { description?: string }> }).responses
+        ?.["413"]?.description;
+      if (description) stated.add(description);
+    }
+  }
+  assert.ok(stated.size > 0, "no operation documents a 413");
+  for (const description of stated) {
+    assert.ok(description.includes(`${MAX_BODY_BYTES / 1024 / 1024} MiB`), description);
+    if (description.includes("pairing")) {
+      assert.ok(description.includes(`${PAIRING_MAX_BODY_BYTES / 1024} KB for pairing`), description);
+    }
   }
 });

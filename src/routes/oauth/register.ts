@@ -1,4 +1,4 @@
-import { jsonResponse } from "@/contracts/common.ts";
+import { jsonResponse, MAX_BODY_BYTES } from "@/contracts/common.ts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import {
@@ -137,7 +137,10 @@ response types, non-string \`client_name\`; 413: body too large), \`temporarily_
   responses: {
     201: jsonResponse(OAuthClient, "The registered client"),
     400: jsonResponse(OAuthRegisterError, "invalid_redirect_uri, invalid_client_metadata"),
-    413: jsonResponse(OAuthRegisterError, "invalid_client_metadata: body over 1 MB"),
+    413: jsonResponse(
+      OAuthRegisterError,
+      `invalid_client_metadata: body over ${MAX_BODY_BYTES / 1024 / 1024} MiB`,
+    ),
     429: jsonResponse(OAuthRegisterError, "slow_down (Retry-After)"),
     500: { description: "Unexpected failure" },
     503: jsonResponse(OAuthRegisterError, "temporarily_unavailable"),

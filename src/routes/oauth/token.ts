@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { type Context, Hono } from "hono";
 import { defineOAuthRoute, documentOAuthRoutes, mountOAuthRoute, validatedBody } from "@/http/oauth-route.ts";
+import { MAX_BODY_BYTES } from "@/contracts/common.ts";
 import {
   OAuthErrorBody,
   OAuthRevokeRequest,
@@ -121,7 +122,10 @@ refresh asking for more scope than granted), \`invalid_target\` (400, extension:
       description: "invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, invalid_target",
       content: errorContent,
     },
-    413: { description: "invalid_request: body over 1 MB", content: errorContent },
+    413: {
+      description: `invalid_request: body over ${MAX_BODY_BYTES / 1024 / 1024} MiB`,
+      content: errorContent,
+    },
     500: { description: "Unexpected failure" },
     503: { description: "temporarily_unavailable", content: errorContent },
   },
@@ -149,7 +153,10 @@ Errors: \`invalid_request\` (400: no \`token\`, unsupported content type), \`tem
       content: { "application/json": { schema: OAuthRevokeResponse } },
     },
     400: { description: "invalid_request", content: errorContent },
-    413: { description: "invalid_request: body over 1 MB", content: errorContent },
+    413: {
+      description: `invalid_request: body over ${MAX_BODY_BYTES / 1024 / 1024} MiB`,
+      content: errorContent,
+    },
     500: { description: "Unexpected failure" },
     503: { description: "temporarily_unavailable", content: errorContent },
   },
