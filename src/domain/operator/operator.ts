@@ -1,13 +1,22 @@
+import type { z } from "zod";
+import type {
+  ApiKeyBody,
+  MemberAddBody,
+  OrgCreateBody,
+  OrgPatchBody,
+  PairingCodeBody,
+  ProjectCreateBody,
+  ProjectPatchBody,
+  UserCreateBody,
+} from "@/contracts/operator.ts";
 import { sql } from "kysely";
 import type { Clock } from "@/clock.ts";
 import type { Db } from "@/db/database.ts";
-import type { AgentRole, Plan, ProjectSettings } from "@/db/tables/foundation.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { ADMIN_CODE_TTL_SECONDS, type IssuedCode, issuePairingCode } from "@/domain/pairing/codes.ts";
 import { API_KEY_PREFIX, API_KEY_SECRET_BYTES } from "@/domain/auth/token-policy.ts";
 import { hashPassword, hashToken, randomSecret } from "@/domain/core/crypto.ts";
 import { DomainError, fail } from "@/domain/core/errors.ts";
-import type { ReviewMode } from "@/shared/vocabulary.ts";
 
 /** The operator's verbs (organizations, users, projects, members, codes, keys). No actor: admin only. */
 export interface OperatorCtx {
@@ -15,7 +24,7 @@ export interface OperatorCtx {
   clock: Clock;
 }
 
-export async function createOrg(ctx: OperatorCtx, input: { name: string; plan?: Plan | undefined }) {
+export async function createOrg(ctx: OperatorCtx, input: z.output<typeof OrgCreateBody>) {
   const row = {
     id: crypto.randomUUID(),
     name: input.name,
@@ -30,7 +39,7 @@ export async function createOrg(ctx: OperatorCtx, input: { name: string; plan?: 
 export async function updateOrg(
   ctx: OperatorCtx,
   orgId: string,
-  input: { plan?: Plan | undefined; status?: "active" | "suspended" | undefined },
+  input: z.output<typeof OrgPatchBody>,
 ) {
   const row = await ctx.db.updateTable("organizations")
     .set({ ...(input.plan ? { plan: input.plan } : {}), ...(input.status ? { status: input.status } : {}) })
@@ -39,7 +48,7 @@ export async function updateOrg(
   return row;
 }
 
-export async function createUser(ctx: OperatorCtx, input: { email: string; password: string; name: string }) {
+export async function createUser(ctx: OperatorCtx, input: z.output<typeof UserCreateBody>) {
   const id = crypto.randomUUID();
   const inserted = await ctx.db.insertInto("users").values({
     id,
@@ -53,14 +62,8 @@ export async function createUser(ctx: OperatorCtx, input: { email: string; passw
   return { id, email: input.email, name: input.name };
 }
 
-export interface CreateProjectInput {
-  orgId: string;
-  name: string;
-  ticketPrefix: string;
-  reviewMode?: ReviewMode | undefined;
-  password?: string | undefined;
-  settings?: ProjectSettings | undefined;
-}
+/** POST /admin/projects' body, as the route has parsed it. */
+export type CreateProjectInput = z.output<typeof ProjectCreateBody>;
 
 export async function createProject(ctx: OperatorCtx, input: CreateProjectInput) {
   const org = await ctx.db.selectFrom("organizations").select("id").where("id", "=", input.orgId)
@@ -86,13 +89,8 @@ export async function createProject(ctx: OperatorCtx, input: CreateProjectInput)
   return { id, name: input.name, ticketPrefix: input.ticketPrefix, reviewMode };
 }
 
-export interface UpdateProjectInput {
-  name?: string | undefined;
-  reviewMode?: ReviewMode | undefined;
-  password?: string | null | undefined;
-  settings?: ProjectSettings | undefined;
-  status?: "active" | "archived" | undefined;
-}
+/** PATCH /admin/projects/{projectId}'s body, as the route has parsed it. */
+export type UpdateProjectInput = z.output<typeof ProjectPatchBody>;
 
 export async function updateProject(ctx: OperatorCtx, projectId: string, input: UpdateProjectInput) {
   const current = await ctx.db.selectFrom("projects").select(["settings"]).where("id", "=", projectId)
@@ -123,7 +121,7 @@ export async function updateProject(ctx: OperatorCtx, projectId: string, input: 
 export async function addMember(
   ctx: OperatorCtx,
   projectId: string,
-  input: { userId: string; role: "admin" | "member" | "viewer" },
+  input: z.output<typeof MemberAddBody>,
 ) {
   await requireProject(ctx, projectId);
   const user = await ctx.db.selectFrom("users").select("id").where("id", "=", input.userId)
@@ -141,12 +139,7 @@ export async function addMember(
 export async function createAdminPairingCode(
   ctx: OperatorCtx,
   projectId: string,
-  input: {
-    agentName?: string | undefined;
-    role?: AgentRole | undefined;
-    platform?: string | undefined;
-    model?: string | undefined;
-  },
+  input: z.output<typeof PairingCodeBody>,
 ): Promise<IssuedCode> {
   await requireProject(ctx, projectId);
   return await issuePairingCode(ctx.db, {
@@ -164,12 +157,7 @@ export async function createAdminPairingCode(
 export async function createApiKey(
   ctx: OperatorCtx,
   projectId: string,
-  input: {
-    name?: string | undefined;
-    agentName: string;
-    role?: AgentRole | undefined;
-    scopes?: string[] | undefined;
-  },
+  input: z.output<typeof ApiKeyBody>,
 ) {
   await requireProject(ctx, projectId);
   const now = ctx.clock.now();
