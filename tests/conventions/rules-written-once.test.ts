@@ -24,7 +24,7 @@ import {
   YOUR_REVIEWS_SHOWN,
 } from "@/domain/context/params.ts";
 import { ARTIFACT_METADATA_MAX_BYTES } from "@/contracts/workflow.ts";
-import { PAYLOAD_LIST_MAX } from "@/contracts/ledger.ts";
+import { PAYLOAD_ITEM_MAX, PAYLOAD_LIST_MAX } from "@/contracts/ledger.ts";
 import { MAX_CRITERIA } from "@/domain/tickets/acknowledge.ts";
 import { MAX_BODY_BYTES, PAIRING_MAX_BODY_BYTES } from "@/contracts/common.ts";
 import { MAX_CLIENT_NAME } from "@/domain/oauth/clients.ts";
@@ -163,6 +163,8 @@ test("a schema whose description states a range 'N to M' has those bounds, or th
 /** "up to N", "at most N", "at least N", "max N", "cut to N", "truncated to N" (N may be written 16,000). */
 const BOUND_PHRASE =
   /\b(up to|at most|at least|max(?:imum)?|no more than|cut to|truncated to) (\d{1,3}(?:,\d{3})+|\d+)\b/gi;
+/** The item bound of a list phrase: "up to 10 notes of 200" states 200 as well. */
+const ITEM_PHRASE = /\bup to \d+ [a-z]+ of (\d+)\b/gi;
 const MAX_KEYWORDS = ["maxLength", "maximum", "maxItems", "exclusiveMaximum"] as const;
 const MIN_KEYWORDS = ["minLength", "minimum", "minItems", "exclusiveMinimum"] as const;
 
@@ -182,6 +184,10 @@ function statedBounds(
       const [phrase, word = "", digits = ""] = match;
       const lower = word.toLowerCase() === "at least";
       found.push({ where, node: record, phrase, lower, n: Number(digits.replaceAll(",", "")) });
+    }
+    // "up to 10 strings of 500": the item bound, after the list's.
+    for (const match of flat(record.description).matchAll(ITEM_PHRASE)) {
+      found.push({ where, node: record, phrase: match[0], lower: false, n: Number(match[1]) });
     }
   }
   for (const [key, value] of Object.entries(record)) statedBounds(value, `${where}/${key}`, found);
@@ -218,7 +224,7 @@ test("a bound a schema or parameter description states ('up to N', 'at most N', 
     "/components/schemas/Context/properties/connectedAgents": [CONNECTED_AGENTS_SHOWN],
     // Bodies the domain checks inside a free-form object.
     "/components/schemas/AddArtifactRequest/properties/metadata": [ARTIFACT_METADATA_MAX_BYTES / 1024],
-    "/components/schemas/LedgerEntryRequest/properties/payload": [PAYLOAD_LIST_MAX],
+    "/components/schemas/LedgerEntryRequest/properties/payload": [PAYLOAD_LIST_MAX, PAYLOAD_ITEM_MAX],
   };
   const mismatches: string[] = [];
   let checked = 0;
