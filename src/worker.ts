@@ -46,11 +46,15 @@ export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): St
       const ran = await runPendingJobs({ ...deps, jobs: JOB_HANDLERS }, 20, () => stopping);
       deps.metrics?.jobsRun.inc({}, ran);
       // Webhook deliveries that are due (retries, and what no request kicked); resumes after a restart.
-      await deliverDueWebhooks({
-        db: deps.db,
-        clock: deps.clock,
-        destinations: { allowLoopback: deps.webhookAllowLoopback ?? false },
-      }, 100, () => stopping);
+      await deliverDueWebhooks(
+        {
+          db: deps.db,
+          clock: deps.clock,
+          destinations: { allowLoopback: deps.webhookAllowLoopback ?? false },
+        },
+        100,
+        () => stopping,
+      );
       const now = deps.clock.now().getTime();
       if (!stopping && (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS)) {
         lastPrune = now;

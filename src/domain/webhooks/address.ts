@@ -61,7 +61,8 @@ function ipv6Groups(ip: string): number[] | null {
   if (v4) {
     const p = ipv4Parts(v4[1]!);
     if (!p) return null;
-    text = text.slice(0, -v4[1]!.length) + `${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
+    text = text.slice(0, -v4[1]!.length) +
+      `${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
   }
   if (!/^[0-9a-f:]+$/.test(text) || text.split("::").length > 2) return null;
   const [head = "", tail] = text.split("::");

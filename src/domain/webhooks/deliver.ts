@@ -19,7 +19,15 @@ const DAY = 24 * HOUR;
  * failure (at least 27 h 35 min after the first) the delivery is given up and the endpoint's next one
  * goes out.
  */
-export const RETRY_SCHEDULE_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+export const RETRY_SCHEDULE_MS = [
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 /** An attempt that has no answer within this long failed. */
 export const DELIVERY_TIMEOUT_MS = 10 * SECOND;
@@ -161,7 +169,9 @@ function nextState(d: Delivery, outcome: Outcome, now: Date) {
   const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
   const wait = RETRY_SCHEDULE_MS[attempts - 1];
   const status = ok ? "delivered" as const : wait === undefined ? "failed" as const : "pending" as const;
-  const next = wait === undefined ? now : new Date(now.getTime() + Math.round(wait * (1 + Math.random() * 0.2)));
+  const next = wait === undefined
+    ? now
+    : new Date(now.getTime() + Math.round(wait * (1 + Math.random() * 0.2)));
   const entry: WebhookAttempt = { at: now.toISOString(), ...outcome };
   return { ok, attempts, status, next, log: [...d.attempt_log, entry].slice(-ATTEMPT_LOG_MAX) };
 }
@@ -183,7 +193,8 @@ async function settle(deps: DeliveryDeps, d: Delivery, e: Endpoint, outcome: Out
     }).where("id", "=", d.id).execute();
     if (s.ok) {
       if (e.failing_since) {
-        await trx.updateTable("webhook_endpoints").set({ failing_since: null }).where("id", "=", e.id).execute();
+        await trx.updateTable("webhook_endpoints").set({ failing_since: null }).where("id", "=", e.id)
+          .execute();
       }
       return;
     }
@@ -192,7 +203,9 @@ async function settle(deps: DeliveryDeps, d: Delivery, e: Endpoint, outcome: Out
       await trx.updateTable("webhook_endpoints").set({ failing_since: now }).where("id", "=", e.id).execute();
     }
     if (outcome.status === 410) await disable(trx, e, "gone", now);
-    else if (now.getTime() - since.getTime() >= DISABLE_AFTER_FAILING_MS) await disable(trx, e, "failing", now);
+    else if (now.getTime() - since.getTime() >= DISABLE_AFTER_FAILING_MS) {
+      await disable(trx, e, "failing", now);
+    }
   });
 }
 

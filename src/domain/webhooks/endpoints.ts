@@ -135,7 +135,7 @@ export async function updateEndpoint(
   ctx: WebhookCtx,
   owner: Owner,
   id: string,
-  input: Partial<EndpointInput>,
+  input: { url?: string | undefined; events?: string[] | undefined; description?: string | undefined },
 ) {
   await endpointRow(ctx.db, owner, id);
   const url = input.url === undefined ? undefined : await acceptedUrl(input.url, ctx.destinations);
