@@ -11,7 +11,10 @@ export function hookEnv(): Promise<TestEnv> {
 }
 
 export async function adminOn(e: TestEnv, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await callOn(e, method, `/admin${path}`, { token: ADMIN_TOKEN, body: body ?? {} });
+  const res = await callOn(e, method, `/admin${path}`, {
+    token: ADMIN_TOKEN,
+    ...(method === "GET" ? {} : { body: body ?? {} }),
+  });
   if (res.status >= 300) throw new Error(`admin ${method} ${path} failed: ${res.status} ${res.text}`);
   return res.body.data;
 }
