@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "../helpers/mod.ts";
+import { systemClock } from "@/clock.ts";
+import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { callOn } from "../helpers/mod.ts";
 import { adminOn, deliverUntil, hookEnv, ledger, projectWithAgent, receiver } from "./helpers.ts";
 
@@ -98,6 +100,27 @@ test("PUSH-3 an endpoint failing for 3 days in a row is disabled with a webhook.
     assert.equal(shown.disabledReason, "failing");
     const feed = await callOn(e, "GET", "/events?kinds=webhook.", { token });
     assert.equal(feed.body.data.events.at(-1).kind, "webhook.disabled");
+  } finally {
+    await rx.close();
+  }
+});
+
+test("PUSH-3 the outbox is pruned with the other tables: sent deliveries after a week, pending ones never", async () => {
+  const e = await hookEnv();
+  const { projectId, token } = await projectWithAgent(e, "WOE");
+  const rx = receiver((n) => (n === 1 ? 204 : 500));
+  try {
+    const hook = await adminOn(e, "POST", `/projects/${projectId}/webhooks`, { url: rx.url, events: ["ledger.*"] });
+    await ledger(e, token, "sent");
+    await deliverUntil(e, () => rx.calls() >= 1);
+    await ledger(e, token, "owed");
+    await deliverUntil(e, () => rx.calls() >= 2);
+    const later = systemClock();
+    later.advance(e.clock.offsetMs() + 8 * 86400_000);
+    const counts = await pruneTables({ db: e.db, clock: later });
+    assert.equal(counts.webhookDeliveries, 1);
+    const left = await adminOn(e, "GET", `/projects/${projectId}/webhooks/${hook.id}/deliveries`);
+    assert.deepEqual(left.map((d: { status: string }) => d.status), ["pending"]);
   } finally {
     await rx.close();
   }
