@@ -75,7 +75,12 @@ test("PUSH-2 a partner endpoint of the organisation receives the events of its a
     await adminOn(e, "POST", `/orgs/${orgId}/webhooks`, { url: rx.url, events: ["ledger.appended"] });
     const code = await adminOn(e, "POST", `/projects/${projectId}/pairing-codes`, { role: "generator" });
     const paired = await callOn(e, "POST", "/pair/connect", {
-      body: { code: code.code, agentName: "partnered", platform: "claude-code", partnerManagedSessionId: "ext-7" },
+      body: {
+        code: code.code,
+        agentName: "partnered",
+        platform: "claude-code",
+        partnerManagedSessionId: "ext-7",
+      },
       headers: { "X-Forwarded-For": "10.9.8.7" },
     });
     assert.equal(paired.status, 200, paired.text);

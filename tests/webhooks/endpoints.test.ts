@@ -108,7 +108,11 @@ test("PUSH-1 the destination is checked again at each delivery: a name that now 
   };
   await deliverDueWebhooks({ db: e.db, clock: e.clock, destinations, fetch: fetchStub as typeof fetch });
   assert.equal(sent, 0);
-  const deliveries = await adminOn(await env(), "GET", `/projects/${projectId}/webhooks/${hook.id}/deliveries`);
+  const deliveries = await adminOn(
+    await env(),
+    "GET",
+    `/projects/${projectId}/webhooks/${hook.id}/deliveries`,
+  );
   assert.equal(deliveries[0].status, "pending");
   assert.match(deliveries[0].lastError, /destination refused: .*private/);
 });
@@ -140,7 +144,11 @@ test("PUSH-1 a redirect is not followed", async () => {
     );
     await deliverDueWebhooks({ db: e.db, clock: e.clock, destinations });
     assert.equal(target.calls(), 0);
-    const deliveries = await adminOn(await env(), "GET", `/projects/${projectId}/webhooks/${hook.id}/deliveries`);
+    const deliveries = await adminOn(
+      await env(),
+      "GET",
+      `/projects/${projectId}/webhooks/${hook.id}/deliveries`,
+    );
     assert.equal(deliveries[0].lastStatus, 307);
     assert.equal(deliveries[0].status, "pending");
   } finally {

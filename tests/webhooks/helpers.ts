@@ -55,7 +55,11 @@ export async function deliverUntil(e: TestEnv, done: () => boolean, rounds = 100
 /** A project with a generator agent on `e`. */
 export async function projectWithAgent(e: TestEnv, prefix: string) {
   const org = await adminOn(e, "POST", "/orgs", { name: "Org", plan: "team" });
-  const project = await adminOn(e, "POST", "/projects", { orgId: org.id, name: prefix, ticketPrefix: prefix });
+  const project = await adminOn(e, "POST", "/projects", {
+    orgId: org.id,
+    name: prefix,
+    ticketPrefix: prefix,
+  });
   const key = await adminOn(e, "POST", `/projects/${project.id}/api-keys`, {
     agentName: `agent-${prefix.toLowerCase()}`,
     role: "generator",

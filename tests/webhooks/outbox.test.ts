@@ -64,7 +64,10 @@ test("PUSH-3 a 410 disables the endpoint with a webhook.disabled event; events r
   const { projectId, token } = await projectWithAgent(e, "WOC");
   const rx = receiver(() => 410);
   try {
-    const hook = await adminOn(e, "POST", `/projects/${projectId}/webhooks`, { url: rx.url, events: ["ledger.*"] });
+    const hook = await adminOn(e, "POST", `/projects/${projectId}/webhooks`, {
+      url: rx.url,
+      events: ["ledger.*"],
+    });
     await ledger(e, token, "gone");
     await deliverUntil(e, () => rx.calls() >= 1);
     const shown = await adminOn(e, "GET", `/projects/${projectId}/webhooks/${hook.id}`);
@@ -87,7 +90,10 @@ test("PUSH-3 an endpoint failing for 3 days in a row is disabled with a webhook.
   const { projectId, token } = await projectWithAgent(e, "WOD");
   const rx = receiver(() => 500);
   try {
-    const hook = await adminOn(e, "POST", `/projects/${projectId}/webhooks`, { url: rx.url, events: ["ledger.*"] });
+    const hook = await adminOn(e, "POST", `/projects/${projectId}/webhooks`, {
+      url: rx.url,
+      events: ["ledger.*"],
+    });
     await ledger(e, token, "a");
     await deliverUntil(e, () => rx.calls() >= 1);
     await advance(e, 2 * 86400_000);
@@ -110,7 +116,10 @@ test("PUSH-3 the outbox is pruned with the other tables: sent deliveries after a
   const { projectId, token } = await projectWithAgent(e, "WOE");
   const rx = receiver((n) => (n === 1 ? 204 : 500));
   try {
-    const hook = await adminOn(e, "POST", `/projects/${projectId}/webhooks`, { url: rx.url, events: ["ledger.*"] });
+    const hook = await adminOn(e, "POST", `/projects/${projectId}/webhooks`, {
+      url: rx.url,
+      events: ["ledger.*"],
+    });
     await ledger(e, token, "sent");
     await deliverUntil(e, () => rx.calls() >= 1);
     await ledger(e, token, "owed");
