@@ -25,6 +25,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** Refused writes by status (reported: a limit would make the row meaningless). */
+const statuses = new Map<number, number>();
+
 /** Ledger writes by `WRITERS` agents for the duration; answers writes per second. */
 async function writeFor(base: string, keys: string[]): Promise<number> {
   const until = performance.now() + DURATION_MS;
@@ -36,13 +39,14 @@ async function writeFor(base: string, keys: string[]): Promise<number> {
         body: { type: "PROGRESS", content: `bench ${w}-${i}` },
       });
       if (res.status >= 200 && res.status < 300) written++;
+      else statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
     }
   }));
   return written / (DURATION_MS / 1000);
 }
 
 async function main() {
-  const env: Record<string, string> = { SVC_WEBHOOK_ALLOW_LOOPBACK: "1", LOG_FORMAT: "off" };
+  const env: Record<string, string> = { SVC_WEBHOOK_ALLOW_LOOPBACK: "1" };
   if (args.values.engine === "postgres") env.DATABASE_URL = (await startPostgres()).url;
   else env.DATABASE_URL = "memory://";
   const svc = await startService(env, { label: "svc" });
@@ -87,6 +91,7 @@ async function main() {
     delivered: lags.length,
     lagP50Ms: percentile(sorted, 50),
     lagP99Ms: percentile(sorted, 99),
+    refusedWrites: Object.fromEntries(statuses),
   };
   console.log(JSON.stringify(row));
   console.log(
