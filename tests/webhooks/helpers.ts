@@ -72,3 +72,18 @@ export async function ledger(e: TestEnv, token: string, content: string): Promis
   const res = await callOn(e, "POST", "/ledger", { token, body: { type: "PROGRESS", content } });
   if (res.status >= 300) throw new Error(`ledger failed: ${res.status} ${res.text}`);
 }
+
+/** Waits until no delivery is being attempted (a receiver answers before the outcome is written). */
+export async function settled(e: TestEnv): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const leased = await e.db.selectFrom("webhook_deliveries").select("id").where(
+      "lease_until",
+      "is not",
+      null,
+    )
+      .execute();
+    if (leased.length === 0) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("deliveries did not settle");
+}
