@@ -9,6 +9,7 @@ import { deliverDueWebhooks } from "@/domain/webhooks/deliver.ts";
 import { createEndpoint } from "@/domain/webhooks/endpoints.ts";
 import type { Clock } from "@/clock.ts";
 import { startTestEnv } from "../helpers/env.ts";
+import { startBackgroundWork } from "@/worker.ts";
 import { test } from "../helpers/mod.ts";
 import { type Received, receiver } from "./helpers.ts";
 
@@ -116,3 +117,19 @@ test("PUSH-3 two instances on one PostgreSQL deliver each event once per endpoin
     await e.close();
   }
 }, { ignore: !pg, reason: "needs TEST_DATABASE_URL" });
+
+test("PUSH-3 the background worker delivers due work on its timer (no request needed)", async () => {
+  const e = await startTestEnv({ webhookAllowLoopback: true });
+  const rx = receiver();
+  const stop = startBackgroundWork({ db: e.db, clock: e.clock, webhookAllowLoopback: true }, 50);
+  try {
+    const projectId = await projectWithHook(e.db, e.clock, rx.url);
+    await events(e.db, e.clock, projectId, 2);
+    for (let i = 0; i < 200 && rx.got.length < 2; i++) await new Promise((r) => setTimeout(r, 25));
+    assertOnceInOrder(rx.got, 2);
+  } finally {
+    await stop();
+    await rx.close();
+    await e.close();
+  }
+});
