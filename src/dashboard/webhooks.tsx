@@ -10,7 +10,7 @@ import {
   listEndpoints,
   rotateSecret,
   setEndpointEnabled,
-  toEndpoint,
+  type toEndpoint,
   type WebhookCtx,
 } from "@/domain/webhooks/endpoints.ts";
 import { listDeliveries, redeliver, type toDelivery } from "@/domain/webhooks/deliveries.ts";
