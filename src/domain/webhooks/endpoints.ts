@@ -156,18 +156,23 @@ export async function updateEndpoint(
 export async function setEndpointEnabled(ctx: WebhookCtx, owner: Owner, id: string, enabled: boolean) {
   await endpointRow(ctx.db, owner, id);
   const now = ctx.clock.now();
-  const row = await ctx.db.updateTable("webhook_endpoints").set({
-    enabled,
-    disabled_reason: enabled ? null : "operator",
-    ...(enabled ? { failing_since: null } : {}),
-    updated_at: now,
-  }).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
-  if (enabled) {
-    // Deliveries that were waiting out a long backoff are due again now.
-    await ctx.db.updateTable("webhook_deliveries").set({ next_attempt_at: now })
-      .where("endpoint_id", "=", id).where("status", "=", "pending").execute();
-  }
-  return toEndpoint(row, now);
+  return toEndpoint(
+    await ctx.db.transaction().execute(async (trx) => {
+      const row = await trx.updateTable("webhook_endpoints").set({
+        enabled,
+        disabled_reason: enabled ? null : "operator",
+        ...(enabled ? { failing_since: null } : {}),
+        updated_at: now,
+      }).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+      if (enabled) {
+        // Deliveries that were waiting out a long backoff are due again now.
+        await trx.updateTable("webhook_deliveries").set({ next_attempt_at: now })
+          .where("endpoint_id", "=", id).where("status", "=", "pending").execute();
+      }
+      return row;
+    }),
+    now,
+  );
 }
 
 export async function deleteEndpoint(ctx: WebhookCtx, owner: Owner, id: string) {
