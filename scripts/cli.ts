@@ -88,6 +88,151 @@ function undoCommands(): Command[] {
   ];
 }
 
+/**
+ * Webhook endpoints: `webhook ...` for a project's (--project), `partner-webhook ...` for an organisation's
+ * partner endpoints (--org); the same ten commands each.
+ */
+function webhookCommands(): Command[] {
+  const kinds = [
+    {
+      noun: "webhook",
+      flag: "--project PROJECT_ID",
+      owner: (f: Flags) => ({ projectId: required(f, "project") }),
+      routes: {
+        create: r.createProjectWebhook,
+        list: r.listProjectWebhooks,
+        get: r.getProjectWebhook,
+        update: r.updateProjectWebhook,
+        disable: r.disableProjectWebhook,
+        enable: r.enableProjectWebhook,
+        remove: r.deleteProjectWebhook,
+        rotate: r.rotateProjectWebhookSecret,
+        deliveries: r.listProjectWebhookDeliveries,
+        redeliver: r.redeliverProjectWebhook,
+      },
+    },
+    {
+      noun: "partner-webhook",
+      flag: "--org ORG_ID",
+      owner: (f: Flags) => ({ orgId: required(f, "org") }),
+      routes: {
+        create: r.createOrgWebhook,
+        list: r.listOrgWebhooks,
+        get: r.getOrgWebhook,
+        update: r.updateOrgWebhook,
+        disable: r.disableOrgWebhook,
+        enable: r.enableOrgWebhook,
+        remove: r.deleteOrgWebhook,
+        rotate: r.rotateOrgWebhookSecret,
+        deliveries: r.listOrgWebhookDeliveries,
+        redeliver: r.redeliverOrgWebhook,
+      },
+    },
+  ];
+  const out: Command[] = [];
+  for (const { noun, flag, owner, routes: w } of kinds) {
+    const one = (f: Flags, p: string[]) => ({ ...owner(f), webhookId: p[0] ?? "" });
+    const hookBody = (f: Flags) =>
+      compact({
+        url: str(f, "url"),
+        events: str(f, "events")?.split(",").map((e) => e.trim()).filter(Boolean),
+        description: str(f, "description"),
+      });
+    out.push(
+      {
+        name: `${noun} create`,
+        args: `${flag} --url URL --events KIND,claim.*,* [--description TEXT]`,
+        help: "Registers a webhook endpoint; its signing secret (whsec_...) is shown once.",
+        route: w.create,
+        params: owner,
+        body: hookBody,
+        text: titled("webhook endpoint (the secret is shown once: keep it now)"),
+      },
+      {
+        name: `${noun} list`,
+        args: `${flag} ${PAGING}`,
+        help: "Lists webhook endpoints.",
+        route: w.list,
+        params: owner,
+        query: page,
+        text: (data) => table(data as Data[], ["id", "url", "events", "enabled", "disabledReason"]),
+      },
+      {
+        name: `${noun} get`,
+        args: `${flag} ID`,
+        help: "Shows a webhook endpoint.",
+        route: w.get,
+        params: one,
+        text: fields,
+      },
+      {
+        name: `${noun} update`,
+        args: `${flag} ID [--url URL] [--events LIST] [--description TEXT]`,
+        help: "Changes a webhook endpoint's URL, events or description.",
+        route: w.update,
+        params: one,
+        body: hookBody,
+        text: titled("updated webhook endpoint"),
+      },
+      {
+        name: `${noun} disable`,
+        args: `${flag} ID`,
+        help: "Disables an endpoint: events raised meanwhile are not queued for it.",
+        route: w.disable,
+        params: one,
+        body: () => ({}),
+        text: titled("disabled webhook endpoint"),
+      },
+      {
+        name: `${noun} enable`,
+        args: `${flag} ID`,
+        help: "Enables an endpoint: its queued deliveries go out.",
+        route: w.enable,
+        params: one,
+        body: () => ({}),
+        text: titled("enabled webhook endpoint"),
+      },
+      {
+        name: `${noun} delete`,
+        args: `${flag} ID`,
+        help: "Deletes an endpoint and its deliveries.",
+        route: w.remove,
+        params: one,
+        text: titled("deleted webhook endpoint"),
+      },
+      {
+        name: `${noun} rotate-secret`,
+        args: `${flag} ID`,
+        help: "New signing secret (shown once); the old one keeps signing beside it for 24 hours.",
+        route: w.rotate,
+        params: one,
+        body: () => ({}),
+        text: titled("new webhook secret (shown once: keep it now)"),
+      },
+      {
+        name: `${noun} deliveries`,
+        args: `${flag} ID ${PAGING}`,
+        help: "Lists an endpoint's deliveries, newest first, with attempts and response codes.",
+        route: w.deliveries,
+        params: one,
+        query: page,
+        text: (data) =>
+          table(data as Data[], ["id", "seq", "kind", "status", "attempts", "lastStatus", "lastError"]),
+      },
+      {
+        name: `${noun} redeliver`,
+        args: `${flag} ID DELIVERY_ID`,
+        help: "Sends a delivery again (same webhook-id).",
+        route: w.redeliver,
+        params: (f, p) => ({ ...one(f, p), deliveryId: p[1] ?? "" }),
+        body: () => ({}),
+        text: titled("queued again"),
+      },
+    );
+  }
+  return out;
+}
+
 function str(flags: Flags, name: string): string | undefined {
   const value = flags[name];
   return typeof value === "string" ? value : undefined;
@@ -336,6 +481,7 @@ export const COMMANDS: Command[] = [
   },
   ...reads(),
   ...undoCommands(),
+  ...webhookCommands(),
 ];
 
 // ---- running --------------------------------------------------------------------------------------

@@ -24,6 +24,8 @@ import { createForward } from "@/mcp/forward.ts";
 import { TOOLS } from "@/mcp/tools/index.ts";
 import { dashboardApp } from "@/dashboard/app.tsx";
 import { loggableError } from "@/shared/log-safe.ts";
+import { kickWebhookDelivery } from "@/domain/webhooks/run.ts";
+import { webhooksActive } from "@/domain/webhooks/active.ts";
 
 /** The REST API (`{base_url}` routes), without the service around it. */
 export function createApi(): OpenAPIHono<AppEnv> {
@@ -65,6 +67,18 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
       await next();
     });
   }
+  app.use("*", async (c, next) => {
+    await next();
+    // A write may have queued webhook deliveries: send them now rather than at the next timer round
+    // (only once this process has seen an endpoint, so a service without webhooks does no extra work).
+    if (c.req.method !== "GET" && c.req.method !== "HEAD" && webhooksActive(deps.db)) {
+      kickWebhookDelivery({
+        db: deps.db,
+        clock: deps.clock,
+        destinations: { allowLoopback: deps.config.webhookAllowLoopback },
+      });
+    }
+  });
   app.use(
     "*",
     bodyGuards((path) => (path.endsWith("/pair/connect") ? PAIRING_MAX_BODY_BYTES : MAX_BODY_BYTES)),

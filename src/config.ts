@@ -29,6 +29,8 @@ export interface Config {
   version: string;
   /** `CORS_ORIGINS`: browser origins allowed to call the REST API (comma-separated, `*` for any); none by default. */
   corsOrigins: readonly string[];
+  /** `SVC_WEBHOOK_ALLOW_LOOPBACK=1`: webhooks may use `http` and loopback addresses (development, tests). */
+  webhookAllowLoopback: boolean;
   /** `LOG_FORMAT`: `json`, `text` or `off`; unset means JSON unless stdout is a terminal. */
   logFormat?: "json" | "text" | "off" | undefined;
 }
@@ -60,6 +62,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     mcpAllowedOrigins: commaList(env.SVC_MCP_ALLOWED_ORIGINS),
     version: SERVICE_VERSION,
     logFormat: logFormat as Config["logFormat"],
+    webhookAllowLoopback: env.SVC_WEBHOOK_ALLOW_LOOPBACK === "1",
     corsOrigins: (env.CORS_ORIGINS ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean),
   };
 }

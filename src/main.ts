@@ -151,7 +151,14 @@ try {
     : `cannot listen on ${config.host}:${config.port}: ${messageOf(err)}`;
   fatal(reason);
 }
-const stopWork = startBackgroundWork({ db, clock, testClock: config.testClock, metrics, log });
+const stopWork = startBackgroundWork({
+  db,
+  clock,
+  testClock: config.testClock,
+  metrics,
+  log,
+  webhookAllowLoopback: config.webhookAllowLoopback,
+});
 
 /**
  * Graceful shutdown that ends whatever the database does: stop accepting, let in-flight requests and the

@@ -8,6 +8,7 @@ import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
 import type { LogWriter } from "@/http/access-log.ts";
 import type { Metrics } from "@/http/metrics.ts";
 import { loggableError } from "@/shared/log-safe.ts";
+import { deliverDueWebhooks } from "@/domain/webhooks/deliver.ts";
 
 /** Pruning runs at most this often (service clock), per instance. */
 export const PRUNE_EVERY_MS = 60_000;
@@ -18,14 +19,16 @@ export interface BackgroundDeps {
   testClock?: boolean;
   metrics?: Metrics;
   log?: LogWriter;
+  /** `SVC_WEBHOOK_ALLOW_LOOPBACK=1`: webhooks may go to http and loopback addresses. */
+  webhookAllowLoopback?: boolean;
 }
 
 /** Stops the background work: no new round or job starts; resolves once the current job has finished. */
 export type StopWork = () => Promise<void>;
 
 /**
- * Background work of one instance: pending jobs (rows in the database, so a restart loses none) and the
- * pruning of tables that grow with traffic. With the test clock on, each run first reads the shared
+ * Background work of one instance: pending jobs (rows in the database, so a restart loses none), due
+ * webhook deliveries (the outbox, likewise) and the pruning of tables that grow with traffic. With the test clock on, each run first reads the shared
  * clock offset, so an advance on any instance is seen here too.
  */
 export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): StopWork {
@@ -42,6 +45,16 @@ export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): St
       if (deps.testClock) await syncTestClock(deps.db, deps.clock);
       const ran = await runPendingJobs({ ...deps, jobs: JOB_HANDLERS }, 20, () => stopping);
       deps.metrics?.jobsRun.inc({}, ran);
+      // Webhook deliveries that are due (retries, and what no request kicked); resumes after a restart.
+      await deliverDueWebhooks(
+        {
+          db: deps.db,
+          clock: deps.clock,
+          destinations: { allowLoopback: deps.webhookAllowLoopback ?? false },
+        },
+        100,
+        () => stopping,
+      );
       const now = deps.clock.now().getTime();
       if (!stopping && (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS)) {
         lastPrune = now;

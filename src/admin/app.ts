@@ -11,6 +11,8 @@ import * as operatorRevoke from "@/domain/operator/revoke.ts";
 import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
 import { rotateSigningKey } from "@/domain/oauth/keys.ts";
 import { ID_PATTERN, PageQuery } from "@/contracts/operator.ts";
+import * as webhooks from "@/domain/webhooks/endpoints.ts";
+import { listDeliveries, redeliver } from "@/domain/webhooks/deliveries.ts";
 import { adminRoutes as r } from "./routes.ts";
 import { operatorDocumentText } from "./openapi.ts";
 
@@ -217,6 +219,108 @@ function actions(admin: OpenAPIHono<AppEnv>): void {
   });
 }
 
+const hookCtx = (c: AdminContext): webhooks.WebhookCtx => ({
+  ...ctx(c),
+  destinations: { allowLoopback: c.get("deps").config.webhookAllowLoopback },
+});
+
+/** The webhook routes of projects and, as partner endpoints, of organisations (same shape). */
+function webhookRoutes(admin: OpenAPIHono<AppEnv>): void {
+  const owners = [
+    { routes: projectHooks, owner: (ids: Record<string, string>) => ({ projectId: ids.projectId! }) },
+    { routes: orgHooks, owner: (ids: Record<string, string>) => ({ orgId: ids.orgId! }) },
+  ];
+  for (const { routes: w, owner } of owners) {
+    serve(
+      admin,
+      w.create,
+      async (c, ids) =>
+        ok(
+          c,
+          await webhooks.createEndpoint(hookCtx(c), owner(ids), await parse(bodyOf(w.create), c.req)),
+          201,
+        ),
+    );
+    serve(
+      admin,
+      w.list,
+      async (c, ids) => listed(c, await webhooks.listEndpoints(hookCtx(c), owner(ids), pageOf(c))),
+    );
+    serve(
+      admin,
+      w.get,
+      async (c, ids) => ok(c, await webhooks.getEndpoint(hookCtx(c), owner(ids), ids.webhookId!)),
+    );
+    serve(admin, w.update, async (c, ids) =>
+      ok(
+        c,
+        await webhooks.updateEndpoint(
+          hookCtx(c),
+          owner(ids),
+          ids.webhookId!,
+          await parse(bodyOf(w.update), c.req),
+        ),
+      ));
+    serve(
+      admin,
+      w.disable,
+      async (c, ids) =>
+        ok(c, await webhooks.setEndpointEnabled(hookCtx(c), owner(ids), ids.webhookId!, false)),
+    );
+    serve(
+      admin,
+      w.enable,
+      async (c, ids) =>
+        ok(c, await webhooks.setEndpointEnabled(hookCtx(c), owner(ids), ids.webhookId!, true)),
+    );
+    serve(
+      admin,
+      w.remove,
+      async (c, ids) => ok(c, await webhooks.deleteEndpoint(hookCtx(c), owner(ids), ids.webhookId!)),
+    );
+    serve(
+      admin,
+      w.rotate,
+      async (c, ids) => ok(c, await webhooks.rotateSecret(hookCtx(c), owner(ids), ids.webhookId!)),
+    );
+    serve(
+      admin,
+      w.deliveries,
+      async (c, ids) => listed(c, await listDeliveries(hookCtx(c), owner(ids), ids.webhookId!, pageOf(c))),
+    );
+    serve(
+      admin,
+      w.redeliver,
+      async (c, ids) => ok(c, await redeliver(hookCtx(c), owner(ids), ids.webhookId!, ids.deliveryId!)),
+    );
+  }
+}
+
+const projectHooks = {
+  create: r.createProjectWebhook,
+  list: r.listProjectWebhooks,
+  get: r.getProjectWebhook,
+  update: r.updateProjectWebhook,
+  disable: r.disableProjectWebhook,
+  enable: r.enableProjectWebhook,
+  remove: r.deleteProjectWebhook,
+  rotate: r.rotateProjectWebhookSecret,
+  deliveries: r.listProjectWebhookDeliveries,
+  redeliver: r.redeliverProjectWebhook,
+};
+const orgHooks = {
+  create: r.createOrgWebhook,
+  list: r.listOrgWebhooks,
+  get: r.getOrgWebhook,
+  update: r.updateOrgWebhook,
+  disable: r.disableOrgWebhook,
+  enable: r.enableOrgWebhook,
+  remove: r.deleteOrgWebhook,
+  rotate: r.rotateOrgWebhookSecret,
+  deliveries: r.listOrgWebhookDeliveries,
+  redeliver: r.redeliverOrgWebhook,
+};
+
 /** Reads: every collection lists (newest first, paged) and reads one by id. */
 function reads(admin: OpenAPIHono<AppEnv>): void {
   serve(admin, r.listOrgs, async (c) => listed(c, await operatorRead.listOrgs(ctx(c), pageOf(c))));
@@ -271,6 +375,7 @@ export function adminApp(): OpenAPIHono<AppEnv> {
   writes(admin);
   actions(admin);
   reads(admin);
+  webhookRoutes(admin);
   let document: string | undefined;
   serve(admin, r.document, (c) => {
     document ??= operatorDocumentText(admin);

@@ -18,6 +18,8 @@ import {
   ProjectCreateBody,
   ProjectPatchBody,
   UserCreateBody,
+  WebhookCreateBody,
+  WebhookPatchBody,
 } from "@/contracts/operator.ts";
 
 /** Every operator route answers these: malformed input, wrong admin token, off or unknown (404). */
@@ -82,6 +84,71 @@ function list<const P extends string>(path: P, operationId: string, summary: str
     responses: answers(200, summary),
   });
 }
+
+/** How webhooks work, said once on each webhook route that creates or changes one. */
+const WEBHOOK_NOTES =
+  "Deliveries follow Standard Webhooks (standardwebhooks.com): headers `webhook-id` (stable per " +
+  "event and endpoint), `webhook-timestamp`, `webhook-signature` (`v1,<base64 HMAC-SHA256>`, two during a " +
+  "rotation); body `{ type, timestamp, data }`, data the event as GET /events shows it plus `projectId` (and " +
+  "`partnerManagedSessionId` when the acting agent gave one). At least once, in order per endpoint; retries " +
+  "after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (+0 to 20 % jitter), then given up; a `410` or 3 days of " +
+  "failures disables the endpoint (event `webhook.disabled`). 422 WEBHOOK_URL_REFUSED (extension): the URL is " +
+  "not https or resolves to a loopback, private, link-local or metadata address.";
+
+/** The webhook routes of a project (`/projects/{projectId}`) or, as partner endpoints, of an organisation. */
+function webhookRoutes<const B extends string>(base: B, who: "Project" | "Org") {
+  const one = `${base}/webhooks/{webhookId}` as const;
+  const withNotes = <R extends RouteConfig>(route: R): R => ({ ...route, description: WEBHOOK_NOTES });
+  return {
+    create: withNotes(write(
+      "post",
+      `${base}/webhooks`,
+      `create${who}Webhook`,
+      "Creates a webhook endpoint (its signing secret is shown once)",
+      WebhookCreateBody,
+      201,
+      422,
+    )),
+    list: list(`${base}/webhooks`, `list${who}Webhooks`, "Lists webhook endpoints"),
+    get: act("get", one, `get${who}Webhook`, "Reads a webhook endpoint"),
+    update: withNotes(
+      write("patch", one, `update${who}Webhook`, "Changes a webhook endpoint", WebhookPatchBody, 200, 422),
+    ),
+    disable: act(
+      "post",
+      `${one}/disable`,
+      `disable${who}Webhook`,
+      "Disables a webhook endpoint (events raised meanwhile are not queued for it)",
+    ),
+    enable: act(
+      "post",
+      `${one}/enable`,
+      `enable${who}Webhook`,
+      "Enables a webhook endpoint (its queued deliveries go out)",
+    ),
+    delete: act("delete", one, `delete${who}Webhook`, "Deletes a webhook endpoint"),
+    rotateSecret: act(
+      "post",
+      `${one}/rotate-secret`,
+      `rotate${who}WebhookSecret`,
+      "New signing secret (shown once); the old one keeps signing beside it for 24 hours",
+    ),
+    deliveries: list(
+      `${one}/deliveries`,
+      `list${who}WebhookDeliveries`,
+      "Lists an endpoint's deliveries with their attempts and response codes",
+    ),
+    redeliver: act(
+      "post",
+      `${one}/deliveries/{deliveryId}/redeliver`,
+      `redeliver${who}Webhook`,
+      "Sends a delivery again (same webhook-id)",
+    ),
+  };
+}
+
+const projectWebhooks = webhookRoutes("/projects/{projectId}", "Project");
+const orgWebhooks = webhookRoutes("/orgs/{orgId}", "Org");
 
 export const adminRoutes = {
   createOrg: write("post", "/orgs", "createOrg", "Creates an organization", OrgCreateBody, 201),
@@ -167,6 +234,26 @@ export const adminRoutes = {
     ClockBody,
     200,
   ),
+  createProjectWebhook: projectWebhooks.create,
+  listProjectWebhooks: projectWebhooks.list,
+  getProjectWebhook: projectWebhooks.get,
+  updateProjectWebhook: projectWebhooks.update,
+  disableProjectWebhook: projectWebhooks.disable,
+  enableProjectWebhook: projectWebhooks.enable,
+  deleteProjectWebhook: projectWebhooks.delete,
+  rotateProjectWebhookSecret: projectWebhooks.rotateSecret,
+  listProjectWebhookDeliveries: projectWebhooks.deliveries,
+  redeliverProjectWebhook: projectWebhooks.redeliver,
+  createOrgWebhook: orgWebhooks.create,
+  listOrgWebhooks: orgWebhooks.list,
+  getOrgWebhook: orgWebhooks.get,
+  updateOrgWebhook: orgWebhooks.update,
+  disableOrgWebhook: orgWebhooks.disable,
+  enableOrgWebhook: orgWebhooks.enable,
+  deleteOrgWebhook: orgWebhooks.delete,
+  rotateOrgWebhookSecret: orgWebhooks.rotateSecret,
+  listOrgWebhookDeliveries: orgWebhooks.deliveries,
+  redeliverOrgWebhook: orgWebhooks.redeliver,
   document: createRoute({
     method: "get",
     path: "/openapi.json",

@@ -43,12 +43,14 @@ export const EventsData = z.object({
 
 export const EventsResponse = envelope(EventsData);
 
-/** Webhook delivery body (documented design; this release delivers through GET /events only). */
+/** The body of a webhook delivery (Standard Webhooks; issue 26). */
 export const WebhookDelivery = z.object({
-  id: z.string().openapi({ description: "`<projectId>:<seq>`: idempotency key of the delivery" }),
-  projectId: z.string(),
-  partnerManagedSessionId: z.string().openapi({
-    description: "The value the agent gave at POST /pair/connect",
-  }),
-  event: EventSchema,
+  type: z.string().openapi({ description: "The event's kind", example: "ticket.moved" }),
+  timestamp: z.string().openapi({ description: "When the event was recorded (its `createdAt`)" }),
+  data: EventSchema.extend({
+    projectId: z.string(),
+    partnerManagedSessionId: z.string().optional().openapi({
+      description: "The value the acting agent gave at POST /pair/connect, when it gave one",
+    }),
+  }).openapi({ description: "The event exactly as GET /events shows it, plus `projectId`" }),
 }).openapi("WebhookDelivery");

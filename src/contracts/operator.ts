@@ -75,3 +75,34 @@ export const OperatorEnvelope = z.object({
   data: z.unknown(),
   meta: z.object({ nextCursor: z.string().nullable().optional() }).passthrough(),
 }).openapi("OperatorEnvelope");
+
+/** An event kind an endpoint subscribes to: exact (`ticket.moved`), a prefix with a wildcard (`claim.*`), or `*`. */
+export const WEBHOOK_EVENT_PATTERN = /^(\*|[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*(\.\*)?)$/;
+const WebhookEvents = z.array(
+  z.string().max(100).regex(
+    WEBHOOK_EVENT_PATTERN,
+    "A kind (ticket.moved), a prefix with a wildcard (claim.*) or *",
+  ),
+).min(1).max(50).openapi({
+  description:
+    "Event kinds delivered: exact (`ticket.moved`), a prefix with a wildcard (`claim.*`) or `*` (all)",
+  example: ["ticket.*", "claim.acquired"],
+});
+const WebhookUrl = z.string().min(1).max(2000).openapi({
+  description:
+    "`https` only; refused when it resolves to a loopback, private, link-local or cloud metadata " +
+    "address (checked again before each delivery). `SVC_WEBHOOK_ALLOW_LOOPBACK=1` allows `http` and loopback.",
+  example: "https://hooks.example.com/coordination",
+});
+export const WebhookCreateBody = z.object({
+  url: WebhookUrl,
+  events: WebhookEvents,
+  description: z.string().max(500).optional(),
+}).openapi("OperatorWebhookCreate");
+export const WebhookPatchBody = z.object({
+  url: WebhookUrl.optional(),
+  events: WebhookEvents.optional(),
+  description: z.string().max(500).optional(),
+}).refine((v) => v.url !== undefined || v.events !== undefined || v.description !== undefined, {
+  message: "Provide url, events or description",
+}).openapi("OperatorWebhookPatch");

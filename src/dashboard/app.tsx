@@ -9,6 +9,7 @@ import { LIVE_JS } from "./live.ts";
 import { clearSession, csrfValid, setSession, signedIn, signInCsrf, signInCsrfValid } from "./session.ts";
 import { registerProjectPages } from "./project-pages.tsx";
 import { registerFormPosts } from "./form-posts.tsx";
+import { registerWebhookPages } from "./webhooks.tsx";
 import { formExpired, page, readForm, redirect } from "./respond.tsx";
 import { eventStream } from "./events.ts";
 
@@ -92,5 +93,6 @@ export function dashboardApp(): Hono<AppEnv> {
   app.get("/projects/:projectId/events", eventStream);
   registerProjectPages(app);
   registerFormPosts(app);
+  registerWebhookPages(app);
   return app;
 }

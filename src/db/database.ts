@@ -13,6 +13,7 @@ import type { InstancesTables } from "./tables/instances.ts";
 import type { OAuthKeysTables } from "./tables/oauth-keys.ts";
 import type { OAuthClientsTables } from "./tables/oauth-clients.ts";
 import type { OAuthTokensTables } from "./tables/oauth-tokens.ts";
+import type { WebhooksTables } from "./tables/webhooks.ts";
 
 /** Every table of the service. Each area keeps its own additions in tables/<area>.ts. */
 export interface Database
@@ -30,7 +31,8 @@ export interface Database
     InstancesTables,
     OAuthKeysTables,
     OAuthClientsTables,
-    OAuthTokensTables {}
+    OAuthTokensTables,
+    WebhooksTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

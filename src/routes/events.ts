@@ -37,10 +37,12 @@ export const eventsRoute = defineRoute({
     "claim ids and files, so a consumer tracking holders by `agentId` stays right; an agent's claims and its",
     "sub-agents' are one owner (one event). A release (not a sweep) also writes a `CONTEXT` entry per holder",
     "(agent or sub-agent) of actively held files, attributed to that holder and listing only its files.",
-    "\n\nWebhooks (design): outbound deliveries for agents that gave `partnerManagedSessionId` at pairing would",
-    "carry the `WebhookDelivery` body (the same event plus `projectId` and `partnerManagedSessionId`, id",
-    "`<projectId>:<seq>` for deduplication) for the same kinds. This release does not send them; GET /events is",
-    "the delivery channel.",
+    "\n\nWebhooks: project admins (dashboard) and operators (`/admin/projects/{id}/webhooks`) register endpoints",
+    "that receive these events as Standard Webhooks deliveries (the `eventDelivery` webhook of this document:",
+    "`{ type, timestamp, data }`, data the event as shown here plus `projectId`, and `partnerManagedSessionId` when",
+    "the acting agent gave one; partner endpoints of an organisation, `/admin/orgs/{id}/webhooks`, receive the events",
+    "of its agents that gave one). Extension kind: `webhook.disabled` (entity the endpoint, `data.webhookId`, `url`,",
+    "`reason` `gone` or `failing`), recorded when a `410` or 3 days of failures disable an endpoint.",
     "\n\nErrors: 400 VALIDATION_ERROR (limit out of 1..500; `since` neither a cursor of this project nor an ISO",
     "8601 time, or a cursor ahead of the feed: recovery RESTART_PAGINATION); 401 UNAUTHORIZED.",
   ].join(" "),
@@ -51,15 +53,19 @@ export const eventsRoute = defineRoute({
 }, { cost: 1 });
 
 export function registerEvents(api: OpenAPIHono<AppEnv>): void {
-  // Published as an OpenAPI 3.1 webhook for partner consumers (CTX-055); this release delivers the
-  // same events through GET /events only.
+  // Published as an OpenAPI 3.1 webhook for webhook and partner consumers (CTX-055, issue 26).
   api.openAPIRegistry.registerWebhook({
     method: "post",
     path: "eventDelivery",
     operationId: "eventDelivery",
-    summary: "Event delivery to a partner endpoint (documented design)",
-    description: "One event per POST, with the project and the agent's partnerManagedSessionId; `id` is " +
-      "the idempotency key. This release delivers events through GET /events only.",
+    summary: "Event delivery to a webhook endpoint (Standard Webhooks)",
+    description:
+      "One event per POST. Headers: `webhook-id` (stable per event and endpoint: the idempotency " +
+      "key), `webhook-timestamp` (the service clock, seconds), `webhook-signature` (`v1,<base64 HMAC-SHA256 of " +
+      "id.timestamp.body>` keyed with the endpoint's `whsec_` secret; two, space-separated, for 24 hours after a " +
+      "rotation). Verify with any Standard Webhooks library. Answer 2xx within 10 s; anything else is retried " +
+      "(5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, +0 to 20 % jitter), in order per endpoint; `410` disables the " +
+      "endpoint.",
     request: { body: { required: true, content: { "application/json": { schema: WebhookDelivery } } } },
     responses: { 200: { description: "Accepted by the partner" } },
     security: [],

@@ -38,6 +38,8 @@ export const RETENTION = {
   oauthAfterExpiryMs: DAY,
   /** Authorization codes (60 s) and consent-page browser sessions (12 h): a day after they expired. */
   oauthCodeAndWebSessionMs: DAY,
+  /** Webhook deliveries that went out (or were given up) are listed for a week (operator API, dashboard). */
+  webhookDeliveryMs: 7 * DAY,
 };
 
 export const PRUNE_BATCH = 500;
@@ -52,7 +54,8 @@ export type PruneCounts = Record<
   | "oauthRefreshTokens"
   | "oauthRevokedAccess"
   | "oauthCodes"
-  | "webSessions",
+  | "webSessions"
+  | "webhookDeliveries",
   number
 >;
 
@@ -70,6 +73,7 @@ export function pruneCutoffs(now: Date) {
     me: at(Math.max(RETENTION.meCacheMs, 2 * ME_CACHE_MS)),
     oauth: at(RETENTION.oauthAfterExpiryMs),
     consent: at(RETENTION.oauthCodeAndWebSessionMs),
+    webhookDelivery: at(RETENTION.webhookDeliveryMs),
   };
 }
 
@@ -116,6 +120,10 @@ function pruneStatements(c: Cutoffs, batch: number): Record<keyof PruneCounts, R
         LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
     webSessions: sql`DELETE FROM web_sessions WHERE id_hash IN (
         SELECT id_hash FROM web_sessions WHERE expires_at < ${c.consent}
+        LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
+    // The outbox: pending deliveries are never pruned (they are still owed).
+    webhookDeliveries: sql`DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE status <> 'pending' AND created_at < ${c.webhookDelivery}
         LIMIT ${batch} FOR UPDATE SKIP LOCKED)`,
   };
 }

@@ -46,7 +46,7 @@ function decodeCursor(cursor: string): Position {
 }
 
 /** Keyset page over `(createdCol, idCol)` descending. */
-async function page<DB, TB extends keyof DB, O extends { created_at: Date }>(
+export async function page<DB, TB extends keyof DB, O extends { created_at: Date }>(
   query: SelectQueryBuilder<DB, TB, O>,
   createdCol: string,
   idCol: string,
