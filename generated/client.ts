@@ -157,6 +157,8 @@ export interface SvcApi {
   getContextMore: OperationMethod<"getContextMore">;
   /** `GET /events`: Poll the project's event feed */
   getEvents: OperationMethod<"getEvents">;
+  /** `GET /events/stream`: Stream the project's event feed (Server-Sent Events) */
+  getEventsStream: OperationMethod<"getEventsStream">;
   /** `GET /skill`: The agent skill document */
   getSkill: OperationMethod<"getSkill">;
   /** `GET /issue`: The project's issues (open tickets by default) */
@@ -239,6 +241,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getContext: { method: "GET", path: "/context", server: "base" },
   getContextMore: { method: "GET", path: "/context/more", server: "base" },
   getEvents: { method: "GET", path: "/events", server: "base" },
+  getEventsStream: { method: "GET", path: "/events/stream", server: "base" },
   getSkill: { method: "GET", path: "/skill", server: "base" },
   getIssue: { method: "GET", path: "/issue", server: "base" },
   postApiOauthToken: { method: "POST", path: "/api/oauth/token", server: "origin" },

@@ -934,6 +934,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the project's event feed (Server-Sent Events)
+         * @description Extension of the spec: the feed of GET /events pushed as Server-Sent Events, with the same authentication and scopes (any valid token, no scope; cost 1 at opening). Each event is sent once, in order, as `id: <cursor>` and `data: <the event exactly as GET /events shows it>`; the `id` is the feed cursor after that event. Without `Last-Event-ID` or `since` the stream starts at the end of the feed (new events only); with either (a cursor of GET /events, or `since` as an ISO 8601 time) it resumes right after it, so a client that reconnects with the last `id` it got misses nothing and sees nothing twice. `kinds` filters as in GET /events. An idle stream sends a comment line (`: heartbeat`) every 15 seconds. The service ends a stream after 600 seconds and at shutdown (the client reconnects with Last-Event-ID; the token is checked again then). The feed is read from the database, so any instance serves the same stream.
+         *
+         *     Limit: 3 open streams per agent (sub-agents count as their agent) on one instance; one more is refused with 429 TOO_MANY_STREAMS (an extension code; `details.limit`, `details.open`, recovery RETRY after closing a stream, `Retry-After` set).
+         *
+         *     Errors: 400 VALIDATION_ERROR (as GET /events: a `since` or Last-Event-ID that is not a cursor of this project nor an ISO 8601 time, recovery RESTART_PAGINATION); 401 UNAUTHORIZED; 429 TOO_MANY_STREAMS or RATE_LIMITED.
+         */
+        get: operations["getEventsStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/skill": {
         parameters: {
             query?: never;
@@ -12422,6 +12446,132 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventsStream: {
+        parameters: {
+            query?: {
+                /** @description A `nextCursor` (or context `pollingHint.cursor`) passed back unchanged, or an ISO 8601 time (start after the last event recorded at or before it). Omitted: from the first event of the project. */
+                since?: string;
+                /** @description Comma list of kinds to keep: exact (`ticket.moved`) or prefixes ending in a dot (`ticket.`). The cursor still advances over the events left out. */
+                kinds?: string;
+            };
+            header?: {
+                /** @description The `id` of the last event received (a feed cursor), sent by EventSource on reconnect; it wins over `since` */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (text/event-stream), open until the client leaves */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 1000
+                     *
+                     *     id: ZXYxLmQyMzVjNjA5LjM
+                     *     data: {"seq":3,"kind":"ticket.moved","entityType":"ticket","entityId":"0c6f1f0e-51c4-4a53-a3c9-2fb0b6f1d5a1","agentId":"dbece4ea-d293-4a94-b183-a9eb073465b8","data":{"from":"todo","to":"in_progress"},"createdAt":"2026-11-26T23:02:10.512Z"}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TOO_MANY_STREAMS",
+                     *         "message": "Cannot open another event stream: this agent already has 3 open (limit 3)",
+                     *         "details": {
+                     *           "limit": 3,
+                     *           "open": 3,
+                     *           "recovery": {
+                     *             "action": "RETRY",
+                     *             "endpoint": "GET /events/stream",
+                     *             "payloadHint": null,
+                     *             "hint": "Close one of your open streams, then open this one"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

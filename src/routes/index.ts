@@ -4,6 +4,7 @@ import { registerBrief } from "./brief.ts";
 import { registerClaims } from "./claims.ts";
 import { registerContext } from "./context.ts";
 import { registerEvents } from "./events.ts";
+import { registerEventStream } from "./event-stream.ts";
 import { registerHandoff } from "./handoff.ts";
 import { registerLedger } from "./ledger.ts";
 import { registerMe } from "./me.ts";
@@ -30,5 +31,6 @@ export function registerRoutes(api: OpenAPIHono<AppEnv>): void {
   registerSprints(api);
   registerContext(api);
   registerEvents(api);
+  registerEventStream(api);
   registerSkill(api);
 }

@@ -1,6 +1,7 @@
 import { ERROR_EXAMPLES } from "../common.ts";
 import { claimExamples } from "./claims.ts";
 import { contextExamples } from "./context.ts";
+import { eventStreamExamples } from "./event-stream.ts";
 import { handoffExamples } from "./handoff.ts";
 import { ledgerExamples } from "./ledger.ts";
 import { oauthExamples } from "./oauth.ts";
@@ -17,6 +18,7 @@ export const OPERATION_EXAMPLES: ExampleTable = {
   ...pairingExamples,
   ...ticketExamples,
   ...contextExamples,
+  ...eventStreamExamples,
   ...claimExamples,
   ...ledgerExamples,
   ...handoffExamples,
