@@ -115,6 +115,8 @@ export interface SvcApi {
   postLedger: OperationMethod<"postLedger">;
   /** `POST /ledger/batch`: Append up to 20 ledger entries */
   postLedgerBatch: OperationMethod<"postLedgerBatch">;
+  /** `GET /ledger/checkpoints`: List the ledger's signed checkpoints */
+  getLedgerCheckpoints: OperationMethod<"getLedgerCheckpoints">;
   /** `POST /handoff`: Hand off work: advance the ticket, release claims, complete the session */
   postHandoff: OperationMethod<"postHandoff">;
   /** `POST /session/complete`: Close your session once its closeout is done */
@@ -220,6 +222,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getLedger: { method: "GET", path: "/ledger", server: "base" },
   postLedger: { method: "POST", path: "/ledger", server: "base" },
   postLedgerBatch: { method: "POST", path: "/ledger/batch", server: "base" },
+  getLedgerCheckpoints: { method: "GET", path: "/ledger/checkpoints", server: "base" },
   postHandoff: { method: "POST", path: "/handoff", server: "base" },
   postSessionComplete: { method: "POST", path: "/session/complete", server: "base" },
   getQaByQaRunId: { method: "GET", path: "/qa/{qaRunId}", server: "base" },

@@ -530,6 +530,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ledger/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the ledger's signed checkpoints
+         * @description Extension of the spec. Scope read:ledger; cost 1. The project's ledger is hash-chained: in ledger `seq` order, each entry's hash is hex(SHA-256(previous hash + canonical JSON of the entry)), the first entry's previous hash 64 zeros; the canonical JSON lists the entry's fields in a fixed order (id, seq, projectId, type, content, source, audit, agentId, subAgentName, sessionId, ticketId, threadId, fileRef, lineRef, labels, payload, severity, tokensUsed, activity, envHealth, blockedByFile, createdAt; nested keys sorted). A background job computes it (writes never wait on it) and signs a checkpoint `{ projectId, seq, hash, signedAt }` every 100 entries, or once the oldest entry not yet covered is 10 minutes old, whichever comes first, as a compact JWS with the service's current signing key (verify it with GET /api/oauth/jwks). A checkpoint that is due is signed before this answer. `deno task cli ledger verify --project ID` recomputes the chain and checks every signature. Errors: 400 VALIDATION_ERROR (afterSeq or limit out of range); 401 UNAUTHORIZED; 403 FORBIDDEN (scope read:ledger missing).
+         */
+        get: operations["getLedgerCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/handoff": {
         parameters: {
             query?: never;
@@ -2468,6 +2488,25 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             blockedByFile: string | null;
+        };
+        LedgerCheckpoints: {
+            /** @description Oldest first */
+            checkpoints: components["schemas"]["LedgerCheckpoint"][];
+            /** @description True when the page is full: ask again with `afterSeq` */
+            hasMore: boolean;
+        };
+        LedgerCheckpoint: {
+            /** @description The ledger `seq` of the last entry the checkpoint covers */
+            seq: number;
+            /**
+             * @description The chain hash (hex SHA-256) at that entry
+             * @example 9f2c0a6f8e4b1d7c3a5e9b0f2d4c6a8e1b3d5f7a9c0e2b4d6f8a1c3e5b7d9f0a
+             */
+            hash: string;
+            /** @description When it was signed (ISO 8601) */
+            signedAt: string;
+            /** @description Compact JWS (RS256, `kid` of a key of GET /api/oauth/jwks, `typ` `ledger-checkpoint+jws`) over `{ projectId, seq, hash, signedAt }` */
+            jws: string;
         };
         HandoffResult: {
             /** @enum {boolean} */
@@ -8906,6 +8945,106 @@ export interface operations {
                      *       }
                      *     }
                      */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLedgerCheckpoints: {
+        parameters: {
+            query?: {
+                /** @description Only checkpoints whose `seq` is greater (page on with the last `seq` you got) */
+                afterSeq?: number | null;
+                /** @description Checkpoints per page, 1 to 500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Checkpoints, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LedgerCheckpoints"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };

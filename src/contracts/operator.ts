@@ -75,3 +75,10 @@ export const OperatorEnvelope = z.object({
   data: z.unknown(),
   meta: z.object({ nextCursor: z.string().nullable().optional() }).passthrough(),
 }).openapi("OperatorEnvelope");
+
+/** The operator's ledger exports (`ledger verify`): `afterSeq` (default 0) and `limit`. */
+export const LedgerExportQuery = z.object({
+  afterSeq: z.string().regex(/^\d+$/, "A ledger seq").transform(Number).optional(),
+  limit: z.string().regex(/^\d+$/, "An integer from 1 to 1000").transform(Number)
+    .pipe(z.number().int().min(1).max(1000)).optional(),
+});

@@ -7,6 +7,7 @@ import { registerEvents } from "./events.ts";
 import { registerEventStream } from "./event-stream.ts";
 import { registerHandoff } from "./handoff.ts";
 import { registerLedger } from "./ledger.ts";
+import { registerLedgerCheckpoints } from "./ledger-checkpoints.ts";
 import { registerMe } from "./me.ts";
 import { registerPairing } from "./pairing.ts";
 import { registerSessions } from "./sessions.ts";
@@ -25,6 +26,7 @@ export function registerRoutes(api: OpenAPIHono<AppEnv>): void {
   registerWorkflow(api);
   registerClaims(api);
   registerLedger(api);
+  registerLedgerCheckpoints(api);
   registerHandoff(api);
   registerBrief(api);
   registerThreads(api);

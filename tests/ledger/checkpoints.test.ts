@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { compactVerify, createLocalJWKSet } from "jose";
+import { sql } from "kysely";
+import { advanceLedgerChains } from "@/domain/audit/chain.ts";
+import { chainHash, GENESIS_HASH } from "@/shared/ledger-chain.ts";
+import { toChainEntry } from "@/domain/audit/chain.ts";
+import { ADMIN_TOKEN, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
+
+/** Writes `count` ledger entries of the project straight into the table (as the write path does). */
+async function writeEntries(projectId: string, count: number, agentId: string | null = null): Promise<void> {
+  const { db, clock } = await env();
+  const rows = Array.from({ length: count }, (_, i) => ({
+    id: crypto.randomUUID(),
+    project_id: projectId,
+    type: "PROGRESS" as const,
+    content: `step ${i}`,
+    agent_id: agentId,
+    payload: JSON.stringify({ b: i, a: { z: 1, y: [2, 3] } }),
+    created_at: clock.now(),
+  }));
+  for (let i = 0; i < rows.length; i += 200) {
+    // deno-lint-ignore no-explicit-any
+    await db.insertInto("ledger_entries").values(rows.slice(i, i + 200) as any).execute();
+  }
+}
+
+async function runJob(): Promise<void> {
+  const { db, clock } = await env();
+  await advanceLedgerChains({ db, clock, publicUrl: "http://localhost:8787" });
+}
+
+async function readerToken(projectId: string): Promise<string> {
+  return (await pairAgent(projectId)).token;
+}
+
+test("PUSH-5 the job hash-chains each project's entries in seq order: SHA-256(previous hash + canonical JSON)", async () => {
+  const { db } = await env();
+  const { projectId } = await newProject();
+  const token = await readerToken(projectId);
+  await writeEntries(projectId, 7);
+  await runJob();
+  const entries = await db.selectFrom("ledger_entries").selectAll().where("project_id", "=", projectId)
+    .orderBy("seq").execute();
+  const chain = await db.selectFrom("ledger_chain").selectAll().where("project_id", "=", projectId)
+    .orderBy("entry_seq").execute();
+  assert.ok(entries.length >= 7);
+  assert.equal(chain.length, entries.length);
+  let previous = GENESIS_HASH;
+  for (const [i, row] of entries.entries()) {
+    const hash = await chainHash(previous, toChainEntry(row));
+    assert.equal(chain[i]!.entry_seq, row.seq);
+    assert.equal(chain[i]!.hash, hash);
+    previous = hash;
+  }
+  // Fewer than 100 entries and none 10 minutes old: nothing signed yet.
+  const res = await call("GET", "/ledger/checkpoints", { token });
+  assert.equal(res.status, 200);
+  assert.deepEqual(res.body.data.checkpoints, []);
+});
+
+test("PUSH-5 a checkpoint every 100 entries, and 10 minutes after new entries; each JWS verifies with the JWKS", async () => {
+  const { projectId } = await newProject();
+  const token = await readerToken(projectId);
+  const { db } = await env();
+  const before = await db.selectFrom("ledger_entries").select(sql<number>`count(*)::int`.as("n"))
+    .where("project_id", "=", projectId).executeTakeFirstOrThrow();
+  await writeEntries(projectId, 250 - before.n);
+  const first = await call("GET", "/ledger/checkpoints", { token });
+  assert.equal(first.status, 200);
+  const seqs = (await db.selectFrom("ledger_entries").select("seq").where("project_id", "=", projectId)
+    .orderBy("seq").execute()).map((r) => Number(r.seq));
+  assert.equal(seqs.length, 250);
+  assert.deepEqual(first.body.data.checkpoints.map((c: { seq: number }) => c.seq), [seqs[99], seqs[199]]);
+  // 50 entries left unsigned; after 10 minutes the next read (or job run) signs them.
+  await advanceClock(9 * 60_000);
+  const early = await call("GET", "/ledger/checkpoints", { token });
+  assert.equal(early.body.data.checkpoints.length, 2);
+  await advanceClock(60_000);
+  const late = await call("GET", "/ledger/checkpoints", { token });
+  const cps = late.body.data.checkpoints;
+  assert.deepEqual(cps.map((c: { seq: number }) => c.seq), [seqs[99], seqs[199], seqs[249]]);
+  const chainRows = await db.selectFrom("ledger_chain").select(["entry_seq", "hash"])
+    .where("project_id", "=", projectId).execute();
+  const hashOf = new Map(chainRows.map((r) => [Number(r.entry_seq), r.hash]));
+  const jwks = await call("GET", "/api/oauth/jwks");
+  const keys = createLocalJWKSet(jwks.body);
+  for (const cp of cps) {
+    assert.equal(cp.hash, hashOf.get(cp.seq));
+    const { payload, protectedHeader } = await compactVerify(cp.jws, keys);
+    assert.equal(protectedHeader.alg, "RS256");
+    assert.deepEqual(JSON.parse(new TextDecoder().decode(payload)), {
+      projectId,
+      seq: cp.seq,
+      hash: cp.hash,
+      signedAt: cp.signedAt,
+    });
+  }
+  // Paging and the scope.
+  const page = await call("GET", `/ledger/checkpoints?afterSeq=${seqs[99]}&limit=1`, { token });
+  assert.deepEqual(page.body.data.checkpoints.map((c: { seq: number }) => c.seq), [seqs[199]]);
+  assert.equal(page.body.data.hasMore, true);
+  const key = await call("POST", `/admin/projects/${projectId}/api-keys`, {
+    token: ADMIN_TOKEN,
+    body: { agentName: "no-ledger", scopes: ["read:tickets"] },
+  });
+  const refused = await call("GET", "/ledger/checkpoints", { token: key.body.data.key });
+  assert.equal(refused.status, 403);
+});
