@@ -106,3 +106,90 @@ test("PUSH-5 a checkpoint every 100 entries, and 10 minutes after new entries; e
   const refused = await call("GET", "/ledger/checkpoints", { token: key.body.data.key });
   assert.equal(refused.status, 403);
 });
+
+/** Serves the test service on a loopback port for a CLI process; returns its URL and a stop function. */
+async function serveForCli(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const e = await env();
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    const u = new URL(req.url);
+    return e.fetch(u.pathname + u.search, { method: req.method, headers: req.headers });
+  });
+  return { url: `http://127.0.0.1:${server.addr.port}`, stop: () => server.shutdown() };
+}
+
+async function cliVerify(url: string, projectId: string): Promise<{ code: number; out: string }> {
+  const root = new URL("../../", import.meta.url);
+  const cmd = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "scripts/cli.ts",
+      "ledger",
+      "verify",
+      "--project",
+      projectId,
+    ],
+    cwd: root,
+    env: { SVC_URL: url, SVC_ADMIN_TOKEN: ADMIN_TOKEN, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const res = await cmd.output();
+  const dec = new TextDecoder();
+  return { code: res.code, out: dec.decode(res.stdout) + dec.decode(res.stderr) };
+}
+
+/** Runs `statement` on the ledger with its append-only trigger off (what someone with database access can do). */
+async function tamper(statement: ReturnType<typeof sql>): Promise<void> {
+  const { db } = await env();
+  await sql`ALTER TABLE ledger_entries DISABLE TRIGGER ledger_no_update`.execute(db);
+  try {
+    await statement.execute(db);
+  } finally {
+    await sql`ALTER TABLE ledger_entries ENABLE TRIGGER ledger_no_update`.execute(db);
+  }
+}
+
+test("PUSH-5 `cli ledger verify` (a process) passes an intact ledger, then finds an edited row and a deleted row", async () => {
+  const { db } = await env();
+  const edited = await newProject();
+  const deleted = await newProject();
+  await writeEntries(edited.projectId, 130);
+  await writeEntries(deleted.projectId, 120);
+  await runJob();
+  const server = await serveForCli();
+  try {
+    const intact = await cliVerify(server.url, edited.projectId);
+    assert.equal(intact.code, 0, intact.out);
+    assert.match(intact.out, /OK/);
+    assert.match(intact.out, /130 entries recomputed, 1 signed checkpoints verified/);
+
+    const victim = await db.selectFrom("ledger_entries").select(["id", "seq"])
+      .where("project_id", "=", edited.projectId).orderBy("seq").offset(41).limit(1)
+      .executeTakeFirstOrThrow();
+    await tamper(sql`UPDATE ledger_entries SET content = 'rewritten' WHERE id = ${victim.id}`);
+    const afterEdit = await cliVerify(server.url, edited.projectId);
+    assert.equal(afterEdit.code, 1, afterEdit.out);
+    assert.match(afterEdit.out, new RegExp(`first mismatch: entry seq ${victim.seq} .*changed`));
+
+    // Someone who also rewrites the stored hashes is caught by the signed checkpoint.
+    await tamper(sql`DELETE FROM ledger_chain WHERE project_id = ${edited.projectId}`);
+    const unsigned = await cliVerify(server.url, edited.projectId);
+    assert.equal(unsigned.code, 1, unsigned.out);
+    assert.match(unsigned.out, /does not match the checkpoint/);
+
+    const gone = await db.selectFrom("ledger_entries").select(["id", "seq"])
+      .where("project_id", "=", deleted.projectId).orderBy("seq").offset(7).limit(1)
+      .executeTakeFirstOrThrow();
+    const okBefore = await cliVerify(server.url, deleted.projectId);
+    assert.equal(okBefore.code, 0, okBefore.out);
+    await tamper(sql`DELETE FROM ledger_entries WHERE id = ${gone.id}`);
+    const afterDelete = await cliVerify(server.url, deleted.projectId);
+    assert.equal(afterDelete.code, 1, afterDelete.out);
+    assert.match(afterDelete.out, new RegExp(`first mismatch: entry seq ${gone.seq}: missing \\(deleted\\)`));
+  } finally {
+    await server.stop();
+  }
+});
