@@ -4,6 +4,7 @@ import { contextExamples } from "./context.ts";
 import { eventStreamExamples } from "./event-stream.ts";
 import { handoffExamples } from "./handoff.ts";
 import { ledgerExamples } from "./ledger.ts";
+import { ledgerCheckpointExamples } from "./ledger-checkpoints.ts";
 import { oauthExamples } from "./oauth.ts";
 import { pairingExamples } from "./pairing.ts";
 import { sprintExamples } from "./sprints.ts";
@@ -21,6 +22,7 @@ export const OPERATION_EXAMPLES: ExampleTable = {
   ...eventStreamExamples,
   ...claimExamples,
   ...ledgerExamples,
+  ...ledgerCheckpointExamples,
   ...handoffExamples,
   ...threadExamples,
   ...sprintExamples,
