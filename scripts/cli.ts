@@ -349,12 +349,12 @@ export const COMMANDS: Command[] = [
   ...undoCommands(),
   {
     name: "ledger verify",
-    args: "--project PROJECT_ID",
-    help: "Recomputes a project's ledger hash chain and checks each signed checkpoint against the JWKS; " +
-      "reports the first entry that does not match (exit 1).",
+    args: "--project PROJECT_ID [--jwks FILE_OR_URL]",
+    help: "Recomputes a project's ledger hash chain and checks each signed checkpoint against the JWKS " +
+      "(the service's, or a saved copy); reports the first entry that does not match (exit 1).",
     route: r.ledgerChain,
     params: (f) => ({ projectId: required(f, "project") }),
-    run: (f, target, out, fetchFn) => verifyLedger(required(f, "project"), target, out, fetchFn),
+    run: (f, target, out, fetchFn) => verifyLedger(required(f, "project"), target, out, fetchFn, str(f, "jwks")),
   },
 ];
 

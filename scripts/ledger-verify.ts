@@ -123,14 +123,30 @@ async function walkChain(
   }
 }
 
+/**
+ * The keys to check signatures with: the service's public JWKS, or `jwksFrom` (a saved copy: a file path or
+ * a URL). The public set lists a key only while tokens it signed may be live (about an hour after a
+ * rotation), so checkpoints signed before a rotation need a copy saved while their key was published.
+ */
+async function loadJwks(target: Target, fetchFn: Fetch, jwksFrom?: string): Promise<JSONWebKeySet> {
+  if (!jwksFrom) return await getJson<JSONWebKeySet>(target, "/api/oauth/jwks", fetchFn, false);
+  if (/^https?:\/\//.test(jwksFrom)) {
+    const res = await fetchFn(jwksFrom);
+    if (!res.ok) throw new Error(`GET ${jwksFrom}: HTTP ${res.status}`);
+    return await res.json() as JSONWebKeySet;
+  }
+  return JSON.parse(await Deno.readTextFile(jwksFrom)) as JSONWebKeySet;
+}
+
 export async function verifyLedger(
   projectId: string,
   target: Target,
   out: (line: string) => void,
   fetchFn: Fetch = fetch,
+  jwksFrom?: string,
 ): Promise<number> {
   try {
-    const jwks = createLocalJWKSet(await getJson<JSONWebKeySet>(target, "/api/oauth/jwks", fetchFn, false));
+    const jwks = createLocalJWKSet(await loadJwks(target, fetchFn, jwksFrom));
     const checkpoints = new Map((await allCheckpoints(target, projectId, fetchFn)).map((c) => [c.seq, c]));
     const seen = { entries: 0, checkpoints: 0, head: 0 };
     const problem = await walkChain(target, projectId, checkpoints, fetchFn, jwks, seen);
