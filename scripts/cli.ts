@@ -354,7 +354,8 @@ export const COMMANDS: Command[] = [
       "(the service's, or a saved copy); reports the first entry that does not match (exit 1).",
     route: r.ledgerChain,
     params: (f) => ({ projectId: required(f, "project") }),
-    run: (f, target, out, fetchFn) => verifyLedger(required(f, "project"), target, out, fetchFn, str(f, "jwks")),
+    run: (f, target, out, fetchFn) =>
+      verifyLedger(required(f, "project"), target, out, fetchFn, str(f, "jwks")),
   },
 ];
 
