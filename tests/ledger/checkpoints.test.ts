@@ -193,3 +193,45 @@ test("PUSH-5 `cli ledger verify` (a process) passes an intact ledger, then finds
     await server.stop();
   }
 });
+
+test(
+  "PUSH-5 an entry that commits after a later seq is still chained in seq order (the job waits for in-flight writes)",
+  async () => {
+    const { db } = await env();
+    const { projectId } = await newProject();
+    await writeEntries(projectId, 3);
+    await runJob();
+    let commit: () => void = () => {};
+    const gate = new Promise<void>((resolve) => commit = resolve);
+    let inserted: () => void = () => {};
+    const insertedNow = new Promise<void>((resolve) => inserted = resolve);
+    const slow = db.transaction().execute(async (trx) => {
+      await trx.insertInto("ledger_entries").values({
+        id: crypto.randomUUID(),
+        project_id: projectId,
+        type: "PROGRESS",
+        content: "slow writer",
+        created_at: new Date(),
+      }).execute();
+      inserted();
+      await gate;
+    });
+    await insertedNow;
+    await writeEntries(projectId, 2); // later seqs, committed first
+    await runJob(); // must not chain past the uncommitted entry
+    commit();
+    await slow;
+    await runJob();
+    const entries = await db.selectFrom("ledger_entries").selectAll().where("project_id", "=", projectId)
+      .orderBy("seq").execute();
+    const chain = await db.selectFrom("ledger_chain").selectAll().where("project_id", "=", projectId)
+      .orderBy("entry_seq").execute();
+    assert.deepEqual(chain.map((c) => c.entry_seq), entries.map((e) => e.seq));
+    let previous = GENESIS_HASH;
+    for (const [i, row] of entries.entries()) {
+      previous = await chainHash(previous, toChainEntry(row));
+      assert.equal(chain[i]!.hash, previous);
+    }
+  },
+  { ignore: !Deno.env.get("TEST_DATABASE_URL"), reason: "needs TEST_DATABASE_URL (two connections)" },
+);
