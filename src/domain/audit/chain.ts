@@ -76,14 +76,18 @@ async function chainHorizon(db: Db): Promise<number | null> {
   }
 }
 
-/** Projects with entries to chain up to `horizon`, or whose unsigned entries are due for a checkpoint. */
+/**
+ * Projects with entries to chain up to `horizon`, or whose unsigned entries are due for a checkpoint; the
+ * furthest behind first, so a run's budget goes to the oldest work.
+ */
 async function projectsToChain(db: Db, horizon: number, dueBefore: Date, only?: string): Promise<string[]> {
   const rows = await sql<{ id: string }>`
     SELECT p.id FROM projects p LEFT JOIN ledger_chain_heads h ON h.project_id = p.id
     WHERE (${only ?? null}::uuid IS NULL OR p.id = ${only ?? null}::uuid)
       AND (EXISTS (SELECT 1 FROM ledger_entries e WHERE e.project_id = p.id
                    AND e.seq > coalesce(h.seq, 0) AND e.seq <= ${horizon})
-        OR (h.unsigned > 0 AND h.unsigned_since <= ${dueBefore}))`.execute(db);
+        OR (h.unsigned > 0 AND h.unsigned_since <= ${dueBefore}))
+    ORDER BY coalesce(h.seq, 0), p.id`.execute(db);
   return rows.rows.map((r) => r.id);
 }
 
@@ -171,21 +175,30 @@ async function saveBatch(
   }).where("project_id", "=", projectId).execute();
 }
 
+/** Batches one run hashes at most (a large backlog, such as the ledger before the chain existed, takes
+ * several runs, so a run never holds up the worker's other duties or a shutdown for long). */
+export const CHAIN_BATCHES_PER_RUN = 20;
+
 /**
  * The background job of the ledger chain (run by src/worker.ts, and by the reads that serve checkpoints
  * when they observe work is due): hashes every project's new entries in `seq` order and signs the
- * checkpoints that are due. `only` limits it to one project. Returns the number of projects worked on.
+ * checkpoints that are due. `only` limits it to one project. Returns the number of batches run.
  */
 export async function advanceLedgerChains(ctx: ServiceCtx, only?: string): Promise<number> {
-  const horizon = await chainHorizon(ctx.db) ?? 0;
   const dueBefore = new Date(ctx.clock.now().getTime() - CHECKPOINT_EVERY_MINUTES * 60_000);
+  // Nothing new anywhere (the common case of a poll): no lock taken at all.
+  if ((await projectsToChain(ctx.db, Number.MAX_SAFE_INTEGER, dueBefore, only)).length === 0) return 0;
+  const horizon = await chainHorizon(ctx.db) ?? 0;
   const projects = await projectsToChain(ctx.db, horizon, dueBefore, only);
   if (projects.length === 0) return 0;
   const sign = await checkpointSigner(ctx);
+  let batches = 0;
   for (const projectId of projects) {
-    while (await chainBatch(ctx, projectId, horizon, sign)) {
-      // a full batch: the next one follows at once
+    let more = true;
+    while (more && batches < CHAIN_BATCHES_PER_RUN) {
+      more = await chainBatch(ctx, projectId, horizon, sign);
+      batches++;
     }
   }
-  return projects.length;
+  return batches;
 }
