@@ -5,6 +5,8 @@ import { EventsQuery } from "./events.ts";
 export const STREAM_MAX_PER_AGENT = 3;
 /** Seconds between two heartbeat comments of an idle stream. */
 export const STREAM_HEARTBEAT_SECONDS = 15;
+/** Seconds between two checks that an open stream's token still admits its caller. */
+export const STREAM_RECHECK_SECONDS = 30;
 /** Seconds a stream stays open before the service ends it (the client resumes with Last-Event-ID). */
 export const STREAM_LIFETIME_SECONDS = 600;
 

@@ -7,7 +7,9 @@ import {
   STREAM_HEARTBEAT_SECONDS,
   STREAM_LIFETIME_SECONDS,
   STREAM_MAX_PER_AGENT,
+  STREAM_RECHECK_SECONDS,
 } from "@/contracts/event-stream.ts";
+import { credentialLive } from "@/domain/auth/authenticate.ts";
 import { DomainError, recovery } from "@/domain/core/errors.ts";
 import { decodeEventCursor, encodeEventCursor } from "@/domain/events/cursor.ts";
 import { feedHead, headCursor, projectEvents } from "@/domain/events/feed.ts";
@@ -25,6 +27,8 @@ export const streamTuning = {
   pollMs: 300,
   heartbeatMs: STREAM_HEARTBEAT_SECONDS * 1000,
   lifetimeMs: STREAM_LIFETIME_SECONDS * 1000,
+  /** How often an open stream checks that its token still admits the caller (revoked: the stream ends). */
+  recheckMs: STREAM_RECHECK_SECONDS * 1000,
 };
 
 /** Open streams of this instance: per agent (the limit), and every one (ended on shutdown). */
@@ -52,9 +56,10 @@ export const eventStreamRoute = defineRoute({
     "(new events only); with either (a cursor of GET /events, or `since` as an ISO 8601 time) it resumes",
     "right after it, so a client that reconnects with the last `id` it got misses nothing and sees nothing",
     "twice. `kinds` filters as in GET /events. An idle stream sends a comment line (`: heartbeat`) every",
-    `${STREAM_HEARTBEAT_SECONDS} seconds. The service ends a stream after ${STREAM_LIFETIME_SECONDS} seconds and at`,
-    "shutdown (the client reconnects with Last-Event-ID; the token is checked again then). The feed is read",
-    "from the database, so any instance serves the same stream.",
+    `${STREAM_HEARTBEAT_SECONDS} seconds. The token is checked again every ${STREAM_RECHECK_SECONDS} seconds (revoked, expired or`,
+    `idle: the stream ends). The service ends a stream after ${STREAM_LIFETIME_SECONDS} seconds and at shutdown (the`,
+    "client reconnects with Last-Event-ID). The feed is read from the database, so any instance serves the",
+    "same stream.",
     `\n\nLimit: ${STREAM_MAX_PER_AGENT} open streams per agent (sub-agents count as their agent) on one instance;`,
     "one more is refused with 429 TOO_MANY_STREAMS (an extension code; `details.limit`, `details.open`,",
     "recovery RETRY after closing a stream, `Retry-After` set).",
@@ -101,6 +106,7 @@ export function registerEventStream(api: OpenAPIHono<AppEnv>): void {
       const first = page.events[0];
       cursor = first ? encodeEventCursor(projectId, first.seq - 1) : page.nextCursor;
     }
+    const bearer = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1] ?? "";
     const agent = ctx.actor.agentId;
     const open = openPerAgent.get(agent) ?? 0;
     if (open >= STREAM_MAX_PER_AGENT) throw tooManyStreams(open);
@@ -120,8 +126,13 @@ export function registerEventStream(api: OpenAPIHono<AppEnv>): void {
       try {
         const until = Date.now() + streamTuning.lifetimeMs;
         let lastWrite = Date.now();
+        let lastCheck = Date.now();
         await stream.write("retry: 1000\n\n");
         while (!stop.signal.aborted && Date.now() < until) {
+          if (Date.now() - lastCheck >= streamTuning.recheckMs) {
+            if (!await credentialLive(ctx, bearer)) break;
+            lastCheck = Date.now();
+          }
           const at = decodeEventCursor(projectId, cursor) ?? 0;
           if (await feedHead(ctx.db, projectId) > at) {
             const page = await projectEvents(ctx, projectId, { since: cursor, limit: 100, kinds });

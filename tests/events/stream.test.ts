@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import { STREAM_MAX_PER_AGENT } from "@/contracts/event-stream.ts";
 import { closeEventStreams, streamTuning } from "@/routes/event-stream.ts";
-import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
+import { admin, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 
 streamTuning.pollMs = 20;
 
@@ -204,4 +204,19 @@ test("PUSH-4 streams end cleanly at shutdown", async () => {
   const stream = await Stream.open(agent.token);
   closeEventStreams();
   assert.equal(await stream.ends(2000), true, "the stream ends by itself");
+});
+
+test("PUSH-4 a stream ends once its agent is revoked (the token is checked again while it is open)", async () => {
+  const { projectId } = await newProject();
+  const agent = await pairAgent(projectId);
+  const saved = streamTuning.recheckMs;
+  streamTuning.recheckMs = 50;
+  try {
+    const stream = await Stream.open(agent.token);
+    assert.equal(await stream.ends(300), false, "open while the token is live");
+    await admin("POST", `/projects/${projectId}/agents/${agent.agentId}/revoke`, {});
+    assert.equal(await stream.ends(3000), true, "ended after the revocation");
+  } finally {
+    streamTuning.recheckMs = saved;
+  }
 });
