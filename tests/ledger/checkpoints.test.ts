@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { advanceLedgerChains } from "@/domain/audit/chain.ts";
 import { chainHash, GENESIS_HASH } from "@/shared/ledger-chain.ts";
 import { toChainEntry } from "@/domain/audit/chain.ts";
+import { startBackgroundWork } from "@/worker.ts";
 import { ADMIN_TOKEN, advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 
 /** Writes `count` ledger entries of the project straight into the table (as the write path does). */
@@ -235,3 +236,27 @@ test(
   },
   { ignore: !Deno.env.get("TEST_DATABASE_URL"), reason: "needs TEST_DATABASE_URL (two connections)" },
 );
+
+test("PUSH-5 the background worker chains new entries and signs the 10-minute checkpoint by itself", async () => {
+  const e = await env();
+  const { projectId } = await newProject();
+  await writeEntries(projectId, 4);
+  const stop = startBackgroundWork({ db: e.db, clock: e.clock, testClock: true }, 50);
+  try {
+    const chained = async () =>
+      (await e.db.selectFrom("ledger_chain").select("entry_seq").where("project_id", "=", projectId)
+        .execute())
+        .length;
+    for (let i = 0; i < 100 && await chained() < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await chained(), 4);
+    await advanceClock(10 * 60_000);
+    const signed = async () =>
+      (await e.db.selectFrom("ledger_checkpoints").select("seq").where("project_id", "=", projectId)
+        .execute())
+        .length;
+    for (let i = 0; i < 100 && await signed() < 1; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await signed(), 1);
+  } finally {
+    await stop();
+  }
+});
