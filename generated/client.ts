@@ -115,6 +115,8 @@ export interface SvcApi {
   postLedger: OperationMethod<"postLedger">;
   /** `POST /ledger/batch`: Append up to 20 ledger entries */
   postLedgerBatch: OperationMethod<"postLedgerBatch">;
+  /** `GET /ledger/checkpoints`: List the ledger's signed checkpoints */
+  getLedgerCheckpoints: OperationMethod<"getLedgerCheckpoints">;
   /** `POST /handoff`: Hand off work: advance the ticket, release claims, complete the session */
   postHandoff: OperationMethod<"postHandoff">;
   /** `POST /session/complete`: Close your session once its closeout is done */
@@ -157,6 +159,8 @@ export interface SvcApi {
   getContextMore: OperationMethod<"getContextMore">;
   /** `GET /events`: Poll the project's event feed */
   getEvents: OperationMethod<"getEvents">;
+  /** `GET /events/stream`: Stream the project's event feed (Server-Sent Events) */
+  getEventsStream: OperationMethod<"getEventsStream">;
   /** `GET /skill`: The agent skill document */
   getSkill: OperationMethod<"getSkill">;
   /** `GET /issue`: The project's issues (open tickets by default) */
@@ -218,6 +222,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getLedger: { method: "GET", path: "/ledger", server: "base" },
   postLedger: { method: "POST", path: "/ledger", server: "base" },
   postLedgerBatch: { method: "POST", path: "/ledger/batch", server: "base" },
+  getLedgerCheckpoints: { method: "GET", path: "/ledger/checkpoints", server: "base" },
   postHandoff: { method: "POST", path: "/handoff", server: "base" },
   postSessionComplete: { method: "POST", path: "/session/complete", server: "base" },
   getQaByQaRunId: { method: "GET", path: "/qa/{qaRunId}", server: "base" },
@@ -239,6 +244,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getContext: { method: "GET", path: "/context", server: "base" },
   getContextMore: { method: "GET", path: "/context/more", server: "base" },
   getEvents: { method: "GET", path: "/events", server: "base" },
+  getEventsStream: { method: "GET", path: "/events/stream", server: "base" },
   getSkill: { method: "GET", path: "/skill", server: "base" },
   getIssue: { method: "GET", path: "/issue", server: "base" },
   postApiOauthToken: { method: "POST", path: "/api/oauth/token", server: "origin" },

@@ -530,6 +530,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ledger/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the ledger's signed checkpoints
+         * @description Extension of the spec. Scope read:ledger; cost 1. The project's ledger is hash-chained: in ledger `seq` order, each entry's hash is hex(SHA-256(previous hash + canonical JSON of the entry)), the first entry's previous hash 64 zeros; the canonical JSON lists the entry's fields in a fixed order (id, seq, projectId, type, content, source, audit, agentId, subAgentName, sessionId, ticketId, threadId, fileRef, lineRef, labels, payload, severity, tokensUsed, activity, envHealth, blockedByFile, createdAt; nested keys sorted). A background job computes it (writes never wait on it) and signs a checkpoint `{ projectId, seq, hash, signedAt }` every 100 entries, or once the oldest entry not yet covered is 10 minutes old, whichever comes first, as a compact JWS with the service's current signing key (verify it with GET /api/oauth/jwks). A checkpoint that is due is signed before this answer. `deno task cli ledger verify --project ID` recomputes the chain and checks every signature. Errors: 400 VALIDATION_ERROR (afterSeq or limit out of range); 401 UNAUTHORIZED; 403 FORBIDDEN (scope read:ledger missing).
+         */
+        get: operations["getLedgerCheckpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/handoff": {
         parameters: {
             query?: never;
@@ -926,6 +946,30 @@ export interface paths {
          *     Errors: 400 VALIDATION_ERROR (limit out of 1..500; `since` neither a cursor of this project nor an ISO 8601 time, or a cursor ahead of the feed: recovery RESTART_PAGINATION); 401 UNAUTHORIZED.
          */
         get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the project's event feed (Server-Sent Events)
+         * @description Extension of the spec: the feed of GET /events pushed as Server-Sent Events, with the same authentication and scopes (any valid token, no scope; cost 1 at opening). Each event is sent once, in order, as `id: <cursor>` and `data: <the event exactly as GET /events shows it>`; the `id` is the feed cursor after that event. Without `Last-Event-ID` or `since` the stream starts at the end of the feed (new events only); with either (a cursor of GET /events, or `since` as an ISO 8601 time) it resumes right after it, so a client that reconnects with the last `id` it got misses nothing and sees nothing twice. `kinds` filters as in GET /events. An idle stream sends a comment line (`: heartbeat`) every 15 seconds. The token is checked again every 30 seconds (revoked, expired or idle: the stream ends). The service ends a stream after 600 seconds and at shutdown (the client reconnects with Last-Event-ID). The feed is read from the database, so any instance serves the same stream.
+         *
+         *     Limit: 3 open streams per agent (sub-agents count as their agent) on one instance; one more is refused with 429 TOO_MANY_STREAMS (an extension code; `details.limit`, `details.open`, recovery RETRY after closing a stream, `Retry-After` set).
+         *
+         *     Errors: 400 VALIDATION_ERROR (as GET /events: a `since` or Last-Event-ID that is not a cursor of this project nor an ISO 8601 time, recovery RESTART_PAGINATION); 401 UNAUTHORIZED; 429 TOO_MANY_STREAMS or RATE_LIMITED.
+         */
+        get: operations["getEventsStream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2451,6 +2495,25 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             blockedByFile: string | null;
+        };
+        LedgerCheckpoints: {
+            /** @description Oldest first */
+            checkpoints: components["schemas"]["LedgerCheckpoint"][];
+            /** @description True when the page is full: ask again with `afterSeq` */
+            hasMore: boolean;
+        };
+        LedgerCheckpoint: {
+            /** @description The ledger `seq` of the last entry the checkpoint covers */
+            seq: number;
+            /**
+             * @description The chain hash (hex SHA-256) at that entry
+             * @example 9f2c0a6f8e4b1d7c3a5e9b0f2d4c6a8e1b3d5f7a9c0e2b4d6f8a1c3e5b7d9f0a
+             */
+            hash: string;
+            /** @description When it was signed (ISO 8601) */
+            signedAt: string;
+            /** @description Compact JWS (RS256, `kid` of a key of GET /api/oauth/jwks, `typ` `ledger-checkpoint+jws`) over `{ projectId, seq, hash, signedAt }` */
+            jws: string;
         };
         HandoffResult: {
             /** @enum {boolean} */
@@ -8921,6 +8984,143 @@ export interface operations {
             };
         };
     };
+    getLedgerCheckpoints: {
+        parameters: {
+            query?: {
+                /** @description Only checkpoints whose `seq` is greater (page on with the last `seq` you got) */
+                afterSeq?: number | null;
+                /** @description Checkpoints per page, 1 to 500, default 100 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Checkpoints, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "checkpoints": [
+                     *           {
+                     *             "seq": 4127,
+                     *             "hash": "5d0b3c8e2f9a41d6b7c0e8f1a2d3c4b5e6f708192a3b4c5d6e7f8091a2b3c4d5",
+                     *             "signedAt": "2026-11-26T23:12:00.000Z",
+                     *             "jws": "eyJhbGciOiJSUzI1NiIsImtpZCI6IjNmYUJjIiwidHlwIjoibGVkZ2VyLWNoZWNrcG9pbnQrandzIn0.eyJwcm9qZWN0SWQiOiIuLi4iLCJzZXEiOjQxMjd9.c2lnbmF0dXJl"
+                     *           }
+                     *         ],
+                     *         "hasMore": false
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14872
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["LedgerCheckpoints"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FORBIDDEN",
+                     *         "message": "Cannot call GET /api/ledger/checkpoints: missing scope \"read:ledger\"",
+                     *         "details": {
+                     *           "requiredScope": "read:ledger",
+                     *           "recovery": {
+                     *             "action": "REPAIR_OR_REFRESH",
+                     *             "endpoint": "POST /pair/connect",
+                     *             "payloadHint": {
+                     *               "code": "<pairing code>"
+                     *             },
+                     *             "hint": "Pair again with a role whose token carries \"read:ledger\", or use a key that has it"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postHandoff: {
         parameters: {
             query?: never;
@@ -12429,6 +12629,132 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventsStream: {
+        parameters: {
+            query?: {
+                /** @description A `nextCursor` (or context `pollingHint.cursor`) passed back unchanged, or an ISO 8601 time (start after the last event recorded at or before it). Omitted: from the first event of the project. */
+                since?: string;
+                /** @description Comma list of kinds to keep: exact (`ticket.moved`) or prefixes ending in a dot (`ticket.`). The cursor still advances over the events left out. */
+                kinds?: string;
+            };
+            header?: {
+                /** @description The `id` of the last event received (a feed cursor), sent by EventSource on reconnect; it wins over `since` */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream (text/event-stream), open until the client leaves */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 1000
+                     *
+                     *     id: ZXYxLmQyMzVjNjA5LjM
+                     *     data: {"seq":3,"kind":"ticket.moved","entityType":"ticket","entityId":"0c6f1f0e-51c4-4a53-a3c9-2fb0b6f1d5a1","agentId":"dbece4ea-d293-4a94-b183-a9eb073465b8","data":{"from":"todo","to":"in_progress"},"createdAt":"2026-11-26T23:02:10.512Z"}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TOO_MANY_STREAMS",
+                     *         "message": "Cannot open another event stream: this agent already has 3 open (limit 3)",
+                     *         "details": {
+                     *           "limit": 3,
+                     *           "open": 3,
+                     *           "recovery": {
+                     *             "action": "RETRY",
+                     *             "endpoint": "GET /events/stream",
+                     *             "payloadHint": null,
+                     *             "hint": "Close one of your open streams, then open this one"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

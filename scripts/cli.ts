@@ -9,6 +9,7 @@
  * whose `{params}` it fills in) and how its answer reads as text. A new command is a new row.
  */
 import { ALL_SCOPES } from "@/domain/core/scopes.ts";
+import { verifyLedger } from "./ledger-verify.ts";
 import { adminPath, type AdminRoute, adminRoutes as r } from "@/admin/routes.ts";
 import {
   AGENT_ROLES,
@@ -41,6 +42,16 @@ export interface Command {
   body?: (flags: Flags) => Data;
   /** The answer's `data` as lines of text; a list's rows are printed as a table by default. */
   text?: (data: unknown) => string[];
+  /**
+   * A command that makes several calls (starting with `route`) and judges their answers itself: it
+   * replaces the single call; returns the exit code.
+   */
+  run?: (
+    flags: Flags,
+    target: { url: string; token: string | undefined },
+    out: (line: string) => void,
+    fetchFn: typeof fetch,
+  ) => Promise<number>;
 }
 
 // ---- flags ----------------------------------------------------------------------------------------
@@ -482,6 +493,16 @@ export const COMMANDS: Command[] = [
   ...reads(),
   ...undoCommands(),
   ...webhookCommands(),
+  {
+    name: "ledger verify",
+    args: "--project PROJECT_ID [--jwks FILE_OR_URL]",
+    help: "Recomputes a project's ledger hash chain and checks each signed checkpoint against the JWKS " +
+      "(the service's, or a saved copy); reports the first entry that does not match (exit 1).",
+    route: r.ledgerChain,
+    params: (f) => ({ projectId: required(f, "project") }),
+    run: (f, target, out, fetchFn) =>
+      verifyLedger(required(f, "project"), target, out, fetchFn, str(f, "jwks")),
+  },
 ];
 
 // ---- running --------------------------------------------------------------------------------------
@@ -616,6 +637,7 @@ export async function runCli(
     );
     return 2;
   }
+  if (command.run) return await command.run(flags, env, out, fetchFn);
   const url = `${env.url.replace(/\/+$/, "")}${path}`;
   let res: Response;
   try {

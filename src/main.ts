@@ -8,6 +8,7 @@ import { DataDirInUseError } from "@/db/data-dir-lock.ts";
 import { ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startupLines } from "@/startup-lines.ts";
 import { startBackgroundWork } from "@/worker.ts";
+import { closeEventStreams } from "@/routes/event-stream.ts";
 import { defaultLogFormat, logWriter } from "@/http/access-log.ts";
 import { Metrics } from "@/http/metrics.ts";
 
@@ -175,6 +176,8 @@ const shutdown = async (signal: Deno.Signal) => {
     Deno.exit(1);
   }, SHUTDOWN_HARD_MS);
   log("info", "shutting down", { signal });
+  // Open event streams end now (clients resume elsewhere with Last-Event-ID): nothing to wait for.
+  closeEventStreams();
   let clean = true;
   const bounded = (work: Promise<unknown>, ms: number, what: string) =>
     within(work, ms, what).catch((err) => {

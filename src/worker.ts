@@ -5,6 +5,7 @@ import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
+import { advanceLedgerChains } from "@/domain/audit/chain.ts";
 import type { LogWriter } from "@/http/access-log.ts";
 import type { Metrics } from "@/http/metrics.ts";
 import { loggableError } from "@/shared/log-safe.ts";
@@ -12,6 +13,8 @@ import { deliverDueWebhooks } from "@/domain/webhooks/deliver.ts";
 
 /** Pruning runs at most this often (service clock), per instance. */
 export const PRUNE_EVERY_MS = 60_000;
+/** The ledger's hash chain catches up at most this often (service clock), per instance. */
+export const LEDGER_CHAIN_EVERY_MS = 2_000;
 
 export interface BackgroundDeps {
   db: Db;
@@ -35,6 +38,7 @@ export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): St
   let current: Promise<void> | null = null;
   let stopping = false;
   let lastPrune: number | null = null;
+  let lastChain: number | null = null;
   const log = deps.log ?? ((level, msg, fields) => {
     (level === "error" ? console.error : console.log)(fields?.error ? `${msg}: ${fields.error}` : msg);
   });
@@ -56,6 +60,10 @@ export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): St
         () => stopping,
       );
       const now = deps.clock.now().getTime();
+      if (!stopping && (lastChain === null || now - lastChain >= LEDGER_CHAIN_EVERY_MS)) {
+        lastChain = now;
+        await advanceLedgerChains({ db: deps.db, clock: deps.clock, publicUrl: "" });
+      }
       if (!stopping && (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS)) {
         lastPrune = now;
         await pruneTables(deps);

@@ -10,9 +10,11 @@ import * as operatorRead from "@/domain/operator/read.ts";
 import * as operatorRevoke from "@/domain/operator/revoke.ts";
 import { advanceTestClock } from "@/domain/maintenance/test-clock.ts";
 import { rotateSigningKey } from "@/domain/oauth/keys.ts";
-import { ID_PATTERN, PageQuery } from "@/contracts/operator.ts";
 import * as webhooks from "@/domain/webhooks/endpoints.ts";
 import { listDeliveries, redeliver } from "@/domain/webhooks/deliveries.ts";
+import { ID_PATTERN, LedgerExportQuery, PageQuery } from "@/contracts/operator.ts";
+import { chainPage, operatorCheckpoints } from "@/domain/audit/export.ts";
+import { serviceCtx } from "@/http/env.ts";
 import { adminRoutes as r } from "./routes.ts";
 import { operatorDocumentText } from "./openapi.ts";
 
@@ -25,6 +27,17 @@ function pageOf(c: AdminContext): operatorRead.Page {
     });
   }
   return { limit: result.data.limit ?? 50, cursor: result.data.cursor };
+}
+
+/** `afterSeq` and `limit` of a ledger export; 400 VALIDATION_ERROR otherwise. */
+function exportOf(c: AdminContext): { afterSeq: number; limit: number } {
+  const result = LedgerExportQuery.safeParse(c.req.query());
+  if (!result.success) {
+    throw new DomainError("invalid", "VALIDATION_ERROR", "Validation failed", {
+      fields: fieldErrors(result.error),
+    });
+  }
+  return { afterSeq: result.data.afterSeq ?? 0, limit: result.data.limit ?? 500 };
 }
 
 /** A list in the envelope: `data` is the page, `meta.nextCursor` the next one (null on the last). */
@@ -363,6 +376,14 @@ function reads(admin: OpenAPIHono<AppEnv>): void {
     r.getApiKey,
     async (c, { projectId, keyId }) => ok(c, await operatorRead.getApiKey(ctx(c), projectId!, keyId!)),
   );
+  serve(admin, r.ledgerChain, async (c, { projectId }) => {
+    const { afterSeq, limit } = exportOf(c);
+    return ok(c, await chainPage(serviceCtx(c.get("deps")), projectId!, afterSeq, limit));
+  });
+  serve(admin, r.ledgerCheckpoints, async (c, { projectId }) => {
+    const { afterSeq, limit } = exportOf(c);
+    return ok(c, await operatorCheckpoints(serviceCtx(c.get("deps")), projectId!, afterSeq, limit));
+  });
 }
 
 /**

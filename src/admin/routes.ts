@@ -9,6 +9,7 @@ import {
   ApiKeyBody,
   ClockBody,
   IdParam,
+  LedgerExportQuery,
   MemberAddBody,
   OperatorEnvelope,
   OrgCreateBody,
@@ -225,6 +226,29 @@ export const adminRoutes = {
   getAgent: act("get", "/projects/{projectId}/agents/{agentId}", "getAgent", "Reads an agent"),
   listApiKeys: list("/projects/{projectId}/api-keys", "listApiKeys", "Lists the API keys of a project"),
   getApiKey: act("get", "/projects/{projectId}/api-keys/{keyId}", "getApiKey", "Reads an API key"),
+  ledgerChain: createRoute({
+    method: "get",
+    path: "/projects/{projectId}/ledger/chain",
+    operationId: "getLedgerChain",
+    summary: "Exports a project's ledger entries with their chain hashes (for `ledger verify`)",
+    description:
+      "Entries in `seq` order after `afterSeq` (default 0), `limit` 1 to 1000 (default 500), each " +
+      "with `chainHash` (the hash the chain stored, null when not chained yet), `orphans` (stored hashes " +
+      "whose entry is gone) and `nextAfterSeq` (null on the last page). The first page brings the chain up " +
+      "to date.",
+    request: { params: idsOf("/projects/{projectId}/ledger/chain"), query: LedgerExportQuery },
+    responses: answers(200, "A page of the ledger with its chain hashes"),
+  }),
+  ledgerCheckpoints: createRoute({
+    method: "get",
+    path: "/projects/{projectId}/ledger/checkpoints",
+    operationId: "getLedgerCheckpoints",
+    summary: "Lists a project's signed ledger checkpoints (for `ledger verify`)",
+    description: "Oldest first after `afterSeq` (default 0), `limit` 1 to 1000 (default 500); `hasMore` " +
+      "when the page is full. Each checkpoint's `jws` is verified with the public JWKS (GET /api/oauth/jwks).",
+    request: { params: idsOf("/projects/{projectId}/ledger/checkpoints"), query: LedgerExportQuery },
+    responses: answers(200, "A page of checkpoints"),
+  }),
   rotateKeys: act("post", "/keys/rotate", "rotateSigningKey", "Adds a new OAuth signing key", 201),
   advanceClock: write(
     "post",

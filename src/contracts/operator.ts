@@ -106,3 +106,9 @@ export const WebhookPatchBody = z.object({
 }).refine((v) => v.url !== undefined || v.events !== undefined || v.description !== undefined, {
   message: "Provide url, events or description",
 }).openapi("OperatorWebhookPatch");
+/** The operator's ledger exports (`ledger verify`): `afterSeq` (default 0) and `limit`. */
+export const LedgerExportQuery = z.object({
+  afterSeq: z.string().regex(/^\d+$/, "A ledger seq").transform(Number).optional(),
+  limit: z.string().regex(/^\d+$/, "An integer from 1 to 1000").transform(Number)
+    .pipe(z.number().int().min(1).max(1000)).optional(),
+});

@@ -23,6 +23,7 @@ import * as m0019 from "./migrations/0019_dashboard_perf.ts";
 import * as m0020 from "./migrations/0020_context_bounded.ts";
 import * as m0021 from "./migrations/0021_claim_paths.ts";
 import * as m0025 from "./migrations/0025_webhooks.ts";
+import * as m0026 from "./migrations/0026_ledger_chain.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "0020_context_bounded": m0020,
   "0021_claim_paths": m0021,
   "0025_webhooks": m0025,
+  "0026_ledger_chain": m0026,
 };
 
 const provider: MigrationProvider = {

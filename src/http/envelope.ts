@@ -81,3 +81,8 @@ export function okSerialized<D>(
   const meta = JSON.stringify(buildMeta(c, extraMeta));
   return reply(c.body(`{"data":${dataJson},"meta":${meta}}`, 200, { "Content-Type": "application/json" }));
 }
+
+/** A streamed answer (Server-Sent Events) whose body the route documents as text. */
+export function streamed(res: Response): Reply<200, never> {
+  return reply(res);
+}

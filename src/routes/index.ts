@@ -4,8 +4,10 @@ import { registerBrief } from "./brief.ts";
 import { registerClaims } from "./claims.ts";
 import { registerContext } from "./context.ts";
 import { registerEvents } from "./events.ts";
+import { registerEventStream } from "./event-stream.ts";
 import { registerHandoff } from "./handoff.ts";
 import { registerLedger } from "./ledger.ts";
+import { registerLedgerCheckpoints } from "./ledger-checkpoints.ts";
 import { registerMe } from "./me.ts";
 import { registerPairing } from "./pairing.ts";
 import { registerSessions } from "./sessions.ts";
@@ -24,11 +26,13 @@ export function registerRoutes(api: OpenAPIHono<AppEnv>): void {
   registerWorkflow(api);
   registerClaims(api);
   registerLedger(api);
+  registerLedgerCheckpoints(api);
   registerHandoff(api);
   registerBrief(api);
   registerThreads(api);
   registerSprints(api);
   registerContext(api);
   registerEvents(api);
+  registerEventStream(api);
   registerSkill(api);
 }

@@ -1,8 +1,10 @@
 import { ERROR_EXAMPLES } from "../common.ts";
 import { claimExamples } from "./claims.ts";
 import { contextExamples } from "./context.ts";
+import { eventStreamExamples } from "./event-stream.ts";
 import { handoffExamples } from "./handoff.ts";
 import { ledgerExamples } from "./ledger.ts";
+import { ledgerCheckpointExamples } from "./ledger-checkpoints.ts";
 import { oauthExamples } from "./oauth.ts";
 import { pairingExamples } from "./pairing.ts";
 import { sprintExamples } from "./sprints.ts";
@@ -17,8 +19,10 @@ export const OPERATION_EXAMPLES: ExampleTable = {
   ...pairingExamples,
   ...ticketExamples,
   ...contextExamples,
+  ...eventStreamExamples,
   ...claimExamples,
   ...ledgerExamples,
+  ...ledgerCheckpointExamples,
   ...handoffExamples,
   ...threadExamples,
   ...sprintExamples,

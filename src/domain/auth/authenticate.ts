@@ -83,6 +83,21 @@ export async function authenticate(ctx: ServiceCtx, input: AuthenticateInput): P
 }
 
 /** The token by its hash, with its agent, project, organization, session, parent token and sub-agent. */
+/**
+ * Whether a bearer still admits its holder (not revoked, expired or idle; agent, project and organization
+ * live), without counting a call or restarting the idle window: a long-lived event stream re-checks with it.
+ */
+export async function credentialLive(ctx: ServiceCtx, bearer: string): Promise<boolean> {
+  const token = bearer.trim();
+  if (!token.startsWith("svc_") && looksLikeJwt(token)) {
+    return await authenticateOAuth(ctx, token).then(() => true, () => false);
+  }
+  const kind = tokenKindOf(token);
+  if (!kind) return false;
+  const row = await loadToken(ctx.db, token);
+  return row !== undefined && identityOf(row, kind, ctx.clock.now()) !== null;
+}
+
 function loadToken(db: DbOrTrx, token: string): Promise<TokenRow | undefined> {
   const hash = hashToken(token);
   return db
