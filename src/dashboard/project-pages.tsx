@@ -146,6 +146,7 @@ export function registerProjectPages(app: Hono<AppEnv>): void {
       agentId: c.req.query("agent") || undefined,
       ticket: c.req.query("ticket")?.slice(0, 30) || undefined,
       system: c.req.query("system") === "0" ? false : undefined,
+      context: c.req.query("context") === "1" ? true : undefined,
       before: c.req.query("before") || undefined,
     };
     const [feed, agents] = await Promise.all([

@@ -2,13 +2,14 @@ import type { FC } from "hono/jsx";
 import { type DashboardMember, may } from "@/domain/dashboard/access.ts";
 import type { AgentRow } from "@/domain/dashboard/agents.ts";
 import type { ClaimRow } from "@/domain/dashboard/claims.ts";
-import type { FeedEntry, LedgerFeedFilters } from "@/domain/dashboard/ledger.ts";
+import { type FeedEntry, type LedgerFeedFilters, showsSystemContext } from "@/domain/dashboard/ledger.ts";
 import type { BurndownPoint, SprintDetail, SprintSummary } from "@/domain/dashboard/sprints.ts";
 import type { ThreadSummary } from "@/domain/dashboard/threads.ts";
+import type { ComplianceCheck } from "@/domain/context/assemble.ts";
 import { PAIRABLE_ROLES } from "@/domain/dashboard/actions.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import { BRIEF_FIELD_ORDER } from "@/domain/brief/content.ts";
-import { Csrf, Time } from "./layout.tsx";
+import { Csrf, StatusBadge, Time } from "./layout.tsx";
 import { LedgerList } from "./pages.tsx";
 
 const baseOf = (m: DashboardMember) => `/projects/${m.project.id}`;
@@ -83,9 +84,30 @@ export const Claims: FC<{ member: DashboardMember; claims: ClaimRow[]; csrf: str
   </section>
 );
 
-/** The compliance score (GET /context's `complianceScore`) of an agent or sub-agent. */
-const Compliance: FC<{ score: number | null }> = ({ score }) =>
-  score === null ? null : <span data-compliance={score}>{` · compliance ${score}%`}</span>;
+/**
+ * The compliance score (GET /context's `complianceScore`) of an agent or sub-agent, with what it counts:
+ * each habit that applies now, kept or not, and how to raise the score.
+ */
+const Compliance: FC<{ score: number | null; checks: ComplianceCheck[] }> = ({ score, checks }) =>
+  score === null ? null : (
+    <details class="explain" data-compliance={score}>
+      <summary>{`compliance ${score}%`}</summary>
+      <p>
+        The share of the habits that apply now that this identity keeps ({checks.filter((c) => c.kept).length}
+        {" "}
+        of {checks.length}), graded as GET /context grades its caller:
+      </p>
+      <ul>
+        {checks.map((c) => (
+          <li data-kept={c.kept ? "yes" : "no"}>
+            {c.kept ? "Kept: " : "Not kept: "}
+            {c.habit}
+            {!c.kept && <>{" — to raise the score: "}{c.fix}</>}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
 
 export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: string; now: Date }> = (
   { member, agents, csrf, now },
@@ -115,7 +137,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                     <a href={`${baseOf(member)}/tickets/${a.currentTicket}`}>{a.currentTicket}</a>
                   </>
                 )}
-                <Compliance score={a.complianceScore} />
+                <Compliance score={a.complianceScore} checks={a.complianceChecks} />
               </div>
               {a.sessions.length > 0 && (
                 <div class="meta">
@@ -135,7 +157,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                       {s.online && <span class="badge online">online</span>}
                       {s.currentTicket && <span class="meta">{` · ${s.currentTicket}`}</span>}
                       <span class="meta">
-                        <Compliance score={s.complianceScore} />
+                        <Compliance score={s.complianceScore} checks={s.complianceChecks} />
                       </span>
                     </li>
                   ))}
@@ -206,7 +228,7 @@ export const Thread: FC<{
             <span class="meta">
               {m.author ?? "service"} · <Time at={m.createdAt} now={now} />
             </span>
-            <div style="white-space: pre-wrap">{m.content}</div>
+            <div class="pre-wrap">{m.content}</div>
           </li>
         ))}
       </ol>
@@ -296,7 +318,7 @@ export const Sprint: FC<{
         {sprint.tickets.map((t) => (
           <li>
             <a href={`${baseOf(member)}/tickets/${t.key}`}>{t.key}</a> {t.title}{" "}
-            <span class="badge">{t.status}</span>
+            <StatusBadge status={t.status} />
             {t.assigneeName && <span class="meta">@{t.assigneeName}</span>}
           </li>
         ))}
@@ -319,6 +341,7 @@ export const Ledger: FC<{
   if (filters.agentId) q.set("agent", filters.agentId);
   if (filters.ticket) q.set("ticket", filters.ticket);
   if (filters.system === false) q.set("system", "0");
+  if (filters.context) q.set("context", "1");
   return (
     <section aria-labelledby="ledger-title">
       <h1 id="ledger-title">Ledger</h1>
@@ -362,8 +385,21 @@ export const Ledger: FC<{
             <option value="0" selected={filters.system === false}>Hidden</option>
           </select>
         </div>
+        <div>
+          <label for="l-context">Service CONTEXT notes</label>
+          <select id="l-context" name="context">
+            <option value="0">Hidden</option>
+            <option value="1" selected={filters.context === true}>Shown</option>
+          </select>
+        </div>
         <button type="submit">Filter</button>
       </form>
+      {!showsSystemContext(filters) && (
+        <p class="meta" data-context-hidden>
+          The service's CONTEXT notes are hidden.{" "}
+          <a href={`${base}/ledger?${q}${q.size ? "&" : ""}context=1`}>Show them</a>
+        </p>
+      )}
       <div data-live={filters.before ? undefined : ""}>
         {entries.length === 0 ? <p>No entries.</p> : <LedgerList entries={entries} base={base} now={now} />}
       </div>
@@ -431,8 +467,7 @@ export const PairResult: FC<{ member: DashboardMember; code: string; expiresAt: 
       This code is shown once. It works once, until <time datetime={expiresAt}>{expiresAt}</time>.
     </p>
     <p>
-      Code:{" "}
-      <strong id="pairing-code" style="font-size:1.4rem;font-family:ui-monospace,monospace">{code}</strong>
+      Code: <strong id="pairing-code" class="code-big">{code}</strong>
     </p>
     <h2 id="connect-label">Connect command</h2>
     <pre class="cmd" id="connect-command" aria-labelledby="connect-label">{command}</pre>
