@@ -4,6 +4,8 @@ import type { AppEnv } from "@/http/env.ts";
 
 /** Where the page loads Scalar's bundle from: this service, never a CDN (the reference works offline). */
 export const SCALAR_BUNDLE_PATH = "/docs/scalar.js";
+/** The document `/docs` renders: `/openapi.json` with the MCP server's section added to its introduction. */
+export const DOCS_DOCUMENT_PATH = "/docs/reference.json";
 const BUNDLE = new URL("./vendor/scalar-standalone.js.gz", import.meta.url);
 
 let bundle: Promise<Uint8Array<ArrayBuffer>> | null = null;
@@ -13,21 +15,48 @@ function gzippedBundle(): Promise<Uint8Array<ArrayBuffer>> {
 }
 
 /**
- * `GET /docs`: the interactive reference (Scalar, MIT) rendered in the browser from `/openapi.json`;
- * `GET /docs/scalar.js`: Scalar's standalone bundle, vendored by `deno task vendor-scalar` and served
- * gzip-compressed (decompressed here for the rare client that does not accept gzip).
+ * Scalar's options: everything that would reach a third party is off: the AI assistant (`agent`, on by
+ * default on localhost), "Generate MCP" (`mcp`), the developer toolbar with "Deploy on Scalar"
+ * (`showDeveloperTools`), the hosted API client button, telemetry and the fonts from Scalar's CDN (the
+ * page uses the system fonts; its CSP allows no other origin).
  */
-export function registerDocs(app: Hono<AppEnv>): void {
-  app.get(
-    "/docs",
-    Scalar({
-      url: "/openapi.json",
-      cdn: SCALAR_BUNDLE_PATH,
-      pageTitle: "Agent Coordination Service API",
-      hideClientButton: true,
-      telemetry: false,
-    }),
-  );
+export const SCALAR_OPTIONS = {
+  url: DOCS_DOCUMENT_PATH,
+  cdn: SCALAR_BUNDLE_PATH,
+  pageTitle: "Agent Coordination Service API",
+  hideClientButton: true,
+  telemetry: false,
+  withDefaultFonts: false,
+  showDeveloperTools: "never",
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  favicon: "/favicon.svg",
+} as const;
+
+/**
+ * `GET /docs`: the interactive reference (Scalar, MIT) rendered in the browser from the document plus the
+ * MCP section; `GET /docs/scalar.js`: Scalar's standalone bundle, vendored by `deno task vendor-scalar`
+ * and served gzip-compressed (decompressed here for the rare client that does not accept gzip).
+ */
+export function registerDocs(
+  app: Hono<AppEnv>,
+  document: { info: { description?: string } },
+  mcp: string,
+): void {
+  const withMcp = {
+    ...document,
+    info: { ...document.info, description: `${document.info.description ?? ""}\n\n${mcp}` },
+  };
+  const docsJson = JSON.stringify(withMcp);
+  app.get(DOCS_DOCUMENT_PATH, (c) => c.body(docsJson, 200, { "Content-Type": "application/json" }));
+  // Scalar's page names no language; assistive technology needs one (axe: html-has-lang).
+  app.use("/docs", async (c, next) => {
+    await next();
+    if (c.res.status !== 200) return;
+    const html = (await c.res.text()).replace("<html>", '<html lang="en">');
+    c.res = new Response(html, { status: 200, headers: c.res.headers });
+  });
+  app.get("/docs", Scalar(SCALAR_OPTIONS as unknown as Parameters<typeof Scalar>[0]));
   app.get(SCALAR_BUNDLE_PATH, async (c) => {
     const gz = await gzippedBundle();
     const headers: Record<string, string> = {
