@@ -3,7 +3,10 @@ import { type DashboardMember, may } from "@/domain/dashboard/access.ts";
 import type { AgentRow } from "@/domain/dashboard/agents.ts";
 import type { ClaimRow } from "@/domain/dashboard/claims.ts";
 import { type FeedEntry, type LedgerFeedFilters, showsSystemContext } from "@/domain/dashboard/ledger.ts";
-import type { BurndownPoint, SprintDetail, SprintSummary } from "@/domain/dashboard/sprints.ts";
+import type { SprintDetail, SprintSummary } from "@/domain/dashboard/sprints.ts";
+import type { ClaimsMap, HotFile } from "@/domain/dashboard/claims-map.ts";
+import type { ActivityTimeline } from "@/domain/dashboard/activity.ts";
+import { ActivityTimelinePicture, Burndown, ClaimsMapPicture, HotFiles } from "./pictures.tsx";
 import type { ThreadSummary } from "@/domain/dashboard/threads.ts";
 import type { ComplianceCheck } from "@/domain/context/assemble.ts";
 import { PAIRABLE_ROLES } from "@/domain/dashboard/actions.ts";
@@ -14,12 +17,23 @@ import { LedgerList } from "./pages.tsx";
 
 const baseOf = (m: DashboardMember) => `/projects/${m.project.id}`;
 
-export const Claims: FC<{ member: DashboardMember; claims: ClaimRow[]; csrf: string; now: Date }> = (
-  { member, claims, csrf, now },
+export const Claims: FC<{
+  member: DashboardMember;
+  claims: ClaimRow[];
+  map: ClaimsMap;
+  hot: { mostClaimed: HotFile[]; mostContended: HotFile[] };
+  hotDays: number;
+  csrf: string;
+  now: Date;
+}> = (
+  { member, claims, map, hot, hotDays, csrf, now },
 ) => (
   <section aria-labelledby="claims-title">
     <h1 id="claims-title">Live claims</h1>
     <div data-live>
+      <h2>Claims map</h2>
+      <ClaimsMapPicture map={map} />
+      <h2>Claimed files</h2>
       {claims.length === 0 ? <p>No file is claimed.</p> : (
         <div class="table-wrap">
           <table>
@@ -80,6 +94,7 @@ export const Claims: FC<{ member: DashboardMember; claims: ClaimRow[]; csrf: str
           </table>
         </div>
       )}
+      <HotFiles hot={hot} days={hotDays} />
     </div>
   </section>
 );
@@ -109,8 +124,14 @@ const Compliance: FC<{ score: number | null; checks: ComplianceCheck[] }> = ({ s
     </details>
   );
 
-export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: string; now: Date }> = (
-  { member, agents, csrf, now },
+export const Agents: FC<{
+  member: DashboardMember;
+  agents: AgentRow[];
+  timeline: ActivityTimeline;
+  csrf: string;
+  now: Date;
+}> = (
+  { member, agents, timeline, csrf, now },
 ) => (
   <section aria-labelledby="agents-title">
     <h1 id="agents-title">Agents and sessions</h1>
@@ -120,6 +141,9 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
       </p>
     )}
     <div data-live>
+      <h2 id="timeline-title">Activity timeline</h2>
+      <ActivityTimelinePicture timeline={timeline} />
+      <h2>Agents</h2>
       {agents.length === 0 ? <p>No agent has paired yet.</p> : (
         <ul class="cards">
           {agents.map((a) => (
@@ -267,38 +291,6 @@ export const Sprints: FC<{ member: DashboardMember; sprints: SprintSummary[] }> 
     )}
   </section>
 );
-
-/** The burndown as an SVG drawn on the server: remaining tickets per day and the ideal line. */
-export const Burndown: FC<{ points: BurndownPoint[] }> = ({ points }) => {
-  const w = 600, h = 240, pad = 36;
-  const max = Math.max(1, ...points.map((p) => Math.max(p.remaining ?? 0, p.ideal)));
-  const x = (i: number) => pad + (points.length <= 1 ? 0 : (i * (w - 2 * pad)) / (points.length - 1));
-  const y = (v: number) => h - pad - (v * (h - 2 * pad)) / max;
-  const ideal = points.map((p, i) => `${x(i).toFixed(1)},${y(p.ideal).toFixed(1)}`).join(" ");
-  const actual = points.flatMap((p, i) =>
-    p.remaining === null ? [] : [`${x(i).toFixed(1)},${y(p.remaining).toFixed(1)}`]
-  )
-    .join(" ");
-  const last = [...points].reverse().find((p) => p.remaining !== null);
-  return (
-    <svg class="burndown" viewBox={`0 0 ${w} ${h}`} role="img" aria-labelledby="bd-title bd-desc">
-      <title id="bd-title">Burndown</title>
-      <desc id="bd-desc">
-        {`${points.length} days from ${points[0]?.day ?? "?"} to ${points.at(-1)?.day ?? "?"}; ${
-          last ? `${last.remaining} tickets remaining on ${last.day}` : "not started"
-        }.`}
-      </desc>
-      <line x1={pad} y1={h - pad} x2={w - pad} y2={h - pad} stroke="#888" />
-      <line x1={pad} y1={pad} x2={pad} y2={h - pad} stroke="#888" />
-      <text x={pad - 6} y={y(max) + 4} text-anchor="end" font-size="11">{max}</text>
-      <text x={pad - 6} y={h - pad + 4} text-anchor="end" font-size="11">0</text>
-      <text x={pad} y={h - pad + 18} font-size="11">{points[0]?.day ?? ""}</text>
-      <text x={w - pad} y={h - pad + 18} font-size="11" text-anchor="end">{points.at(-1)?.day ?? ""}</text>
-      <polyline points={ideal} fill="none" stroke="#9aa" stroke-dasharray="5 4" stroke-width="2" />
-      {actual && <polyline points={actual} fill="none" stroke="#1f4fbf" stroke-width="3" />}
-    </svg>
-  );
-};
 
 export const Sprint: FC<{
   member: DashboardMember;
