@@ -43,44 +43,46 @@ export const Message: FC<{ heading: string; text: string; back?: string | undefi
 export const Projects: FC<{ projects: ProjectSummary[]; now: Date }> = ({ projects, now }) => (
   <section aria-labelledby="projects-title">
     <h1 id="projects-title">Your projects</h1>
-    {projects.length === 0 ? <p>You are not a member of any project yet.</p> : (
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Project</th>
-              <th scope="col">Agents online</th>
-              <th scope="col">Tickets by column</th>
-              <th scope="col">Open claims</th>
-              <th scope="col">Last activity</th>
-            </tr>
-          </thead>
-          <tbody>
-            {projects.map((p) => (
+    {projects.length === 0
+      ? <p>You are not a member of any project yet.</p>
+      : (
+        <div class="table-wrap" tabindex={0}>
+          <table>
+            <thead>
               <tr>
-                <td>
-                  <a href={`/projects/${p.id}`}>{p.name}</a>
-                  <div class="meta">{p.orgName} · {p.role}</div>
-                </td>
-                <td>{p.agentsOnline}</td>
-                <td>
-                  {p.columns.filter((c) => c.count > 0).map((c) => (
-                    <span class={`badge status st-${c.status}`}>{statusLabel(c.status)}: {c.count}</span>
-                  ))}
-                  {p.columns.every((c) =>
-                    c.count === 0
-                  ) && <span class="meta">no tickets</span>}
-                </td>
-                <td>{p.openClaims}</td>
-                <td>
-                  <Time at={p.lastActivityAt} now={now} />
-                </td>
+                <th scope="col">Project</th>
+                <th scope="col">Agents online</th>
+                <th scope="col">Tickets by column</th>
+                <th scope="col">Open claims</th>
+                <th scope="col">Last activity</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    )}
+            </thead>
+            <tbody>
+              {projects.map((p) => (
+                <tr>
+                  <td>
+                    <a href={`/projects/${p.id}`}>{p.name}</a>
+                    <div class="meta">{p.orgName} · {p.role}</div>
+                  </td>
+                  <td>{p.agentsOnline}</td>
+                  <td>
+                    {p.columns.filter((c) => c.count > 0).map((c) => (
+                      <span class={`badge status st-${c.status}`}>{statusLabel(c.status)}: {c.count}</span>
+                    ))}
+                    {p.columns.every((c) =>
+                      c.count === 0
+                    ) && <span class="meta">no tickets</span>}
+                  </td>
+                  <td>{p.openClaims}</td>
+                  <td>
+                    <Time at={p.lastActivityAt} now={now} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
   </section>
 );
 

@@ -35,7 +35,7 @@ export const Claims: FC<{
       <ClaimsMapPicture map={map} />
       <h2>Claimed files</h2>
       {claims.length === 0 ? <p>No file is claimed.</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabindex={0}>
           <table>
             <thead>
               <tr>
@@ -264,7 +264,7 @@ export const Sprints: FC<{ member: DashboardMember; sprints: SprintSummary[] }> 
   <section aria-labelledby="sprints-title">
     <h1 id="sprints-title">Sprints</h1>
     {sprints.length === 0 ? <p>No sprints yet.</p> : (
-      <div class="table-wrap">
+      <div class="table-wrap" tabindex={0}>
         <table>
           <thead>
             <tr>
