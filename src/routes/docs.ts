@@ -20,6 +20,43 @@ function gzippedBundle(): Promise<Uint8Array<ArrayBuffer>> {
  * (`showDeveloperTools`), the hosted API client button, telemetry and the fonts from Scalar's CDN (the
  * page uses the system fonts; its CSP allows no other origin).
  */
+/**
+ * Colours with at least 4.5:1 contrast (axe-core, WCAG AA) where Scalar's defaults fall short: the muted
+ * text and the HTTP method labels of the sidebar, in both themes.
+ */
+const CONTRAST_CSS = `
+.light-mode { --scalar-color-2: #555555; --scalar-color-3: #5c5c5c; --scalar-color-green: #00704a; --scalar-color-blue: #2f4fb8;
+  --scalar-color-orange: #a84a00; --scalar-color-red: #b3202f; --scalar-color-purple: #6b3fc2;
+  --scalar-color-yellow: #7a5600; }
+.light-mode .sidebar { --scalar-sidebar-search-color: #5c5c5c; }
+.dark-mode { --scalar-color-3: #a8a8a8; }
+`;
+
+/**
+ * `/docs/a11y.js`: repairs two faults of Scalar's markup that assistive technology trips on (axe-core:
+ * aria-allowed-attr, button-name): `aria-selected` on sidebar buttons (only tabs, options and cells may
+ * carry it) and the search button without a name. Runs again whenever Scalar re-renders.
+ */
+export const DOCS_A11Y_JS = `(() => {
+  const fix = () => {
+    for (const b of document.querySelectorAll("button[aria-selected]:not([role=tab]):not([role=option])")) {
+      b.removeAttribute("aria-selected");
+    }
+    for (const b of document.querySelectorAll("button[role=search]:not([aria-label])")) {
+      b.setAttribute("aria-label", "Search the reference");
+    }
+  };
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; fix(); });
+  }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["aria-selected", "role"] });
+  fix();
+})();
+`;
+export const DOCS_A11Y_PATH = "/docs/a11y.js";
+
 export const SCALAR_OPTIONS = {
   url: DOCS_DOCUMENT_PATH,
   cdn: SCALAR_BUNDLE_PATH,
@@ -31,6 +68,8 @@ export const SCALAR_OPTIONS = {
   agent: { disabled: true },
   mcp: { disabled: true },
   favicon: "/favicon.svg",
+  hiddenClients: true,
+  customCss: CONTRAST_CSS,
 } as const;
 
 /**
@@ -53,10 +92,17 @@ export function registerDocs(
   app.use("/docs", async (c, next) => {
     await next();
     if (c.res.status !== 200) return;
-    const html = (await c.res.text()).replace("<html>", '<html lang="en">');
+    const html = (await c.res.text()).replace("<html>", '<html lang="en">')
+      .replace("</body>", `<script src="${DOCS_A11Y_PATH}" defer></script>\n</body>`);
     c.res = new Response(html, { status: 200, headers: c.res.headers });
   });
   app.get("/docs", Scalar(SCALAR_OPTIONS as unknown as Parameters<typeof Scalar>[0]));
+  app.get(DOCS_A11Y_PATH, (c) =>
+    c.body(DOCS_A11Y_JS, 200, {
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Cache-Control": "public, max-age=3600",
+      "X-Content-Type-Options": "nosniff",
+    }));
   app.get(SCALAR_BUNDLE_PATH, async (c) => {
     const gz = await gzippedBundle();
     const headers: Record<string, string> = {
