@@ -132,6 +132,23 @@ const KIND_COLOUR: Record<ActivityKind, string> = {
   handoff: "#2ca02c",
   review: "#ff7f0e",
 };
+/** Ledger entries are coloured by type where the type says something at a glance. */
+const LEDGER_COLOUR: Record<string, string> = {
+  TESTED: "#17becf",
+  VERIFIED: "#17becf",
+  DECISION: "#8c564b",
+  BLOCKED: "#d62728",
+  ALERT: "#d62728",
+  ISSUE: "#d62728",
+};
+const LEDGER_LEGEND: [string, string][] = [
+  ["Ledger: TESTED or VERIFIED", "#17becf"],
+  ["Ledger: DECISION", "#8c564b"],
+  ["Ledger: BLOCKED, ALERT or ISSUE", "#d62728"],
+];
+const markColour = (m: { kind: ActivityKind; label: string }) =>
+  m.kind === "ledger" ? LEDGER_COLOUR[m.label] ?? KIND_COLOUR.ledger : KIND_COLOUR[m.kind];
+
 const KIND_LABEL: Record<ActivityKind, string> = {
   claim: "Claim",
   ledger: "Ledger entry",
@@ -176,7 +193,7 @@ export const ActivityTimelinePicture: FC<{ timeline: ActivityTimeline }> = ({ ti
               <rect class="lane" x={label} y={y + 3} width={w - label - 12} height={lane - 6} rx="4" />
               <text x={8} y={y + 19} font-size="13">{l.name}</text>
               {l.marks.map((m) => (
-                <circle cx={x(m.at)} cy={y + lane / 2} r="6" fill={KIND_COLOUR[m.kind]} data-kind={m.kind}>
+                <circle cx={x(m.at)} cy={y + lane / 2} r="6" fill={markColour(m)} data-kind={m.kind}>
                   <title>{`${l.name}: ${KIND_LABEL[m.kind]} ${m.label} at ${exact(m.at)}`}</title>
                 </circle>
               ))}
@@ -189,7 +206,13 @@ export const ActivityTimelinePicture: FC<{ timeline: ActivityTimeline }> = ({ ti
           {(Object.keys(KIND_LABEL) as ActivityKind[]).map((k) => (
             <li>
               <span class="swatch" style={`background:${KIND_COLOUR[k]}`}></span>
-              {KIND_LABEL[k]}
+              {k === "ledger" ? "Ledger entry (other types)" : KIND_LABEL[k]}
+            </li>
+          ))}
+          {LEDGER_LEGEND.map(([name, colour]) => (
+            <li>
+              <span class="swatch" style={`background:${colour}`}></span>
+              {name}
             </li>
           ))}
         </ul>
