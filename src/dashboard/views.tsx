@@ -12,7 +12,7 @@ import type { ComplianceCheck } from "@/domain/context/assemble.ts";
 import { PAIRABLE_ROLES } from "@/domain/dashboard/actions.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import { BRIEF_FIELD_ORDER } from "@/domain/brief/content.ts";
-import { Csrf, StatusBadge, Time } from "./layout.tsx";
+import { Csrf, StatusBadge, statusLabel, Time } from "./layout.tsx";
 import { LedgerList } from "./pages.tsx";
 
 const baseOf = (m: DashboardMember) => `/projects/${m.project.id}`;
@@ -212,7 +212,7 @@ export const Threads: FC<
           {threads.map((t) => (
             <li>
               <a href={`${baseOf(member)}/threads/${t.id}`}>{t.intent}</a>{" "}
-              <span class="badge">{t.status}</span>
+              <span class="badge">{statusLabel(t.status)}</span>
               <span class="meta">
                 {" "}
                 {t.author ?? "service"}
@@ -280,7 +280,7 @@ export const Sprints: FC<{ member: DashboardMember; sprints: SprintSummary[] }> 
                 <td>
                   <a href={`${baseOf(member)}/sprints/${s.id}`}>#{s.number} {s.name}</a>
                 </td>
-                <td>{s.status}</td>
+                <td>{statusLabel(s.status)}</td>
                 <td>{s.startDate ?? "?"} – {s.endDate ?? "?"}</td>
                 <td>{s.done} / {s.total}</td>
               </tr>
@@ -299,7 +299,8 @@ export const Sprint: FC<{
   <article aria-labelledby="sprint-title">
     <h1 id="sprint-title">Sprint #{sprint.number} {sprint.name}</h1>
     <p>
-      <span class="badge">{sprint.status}</span> {sprint.startDate ?? "?"} – {sprint.endDate ?? "?"}
+      <span class="badge">{statusLabel(sprint.status)}</span> {sprint.startDate ?? "?"} –{" "}
+      {sprint.endDate ?? "?"}
       {sprint.goal && <>{" · "}Goal: {sprint.goal}</>}
     </p>
     <div data-live>
