@@ -9,7 +9,7 @@ import { dashFixture, PASSWORD } from "../tests/dashboard/helpers.ts";
 import { CHROMIUM_ARGS, findChromium, serveApp } from "../tests/dashboard/browser.ts";
 
 const OUT = Deno.args[0] ?? "docs/screenshots";
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } } as const;
+const WIDTHS = { desktop: { width: 1366, height: 800 }, phone: { width: 390, height: 844 } } as const;
 const MIN = 60_000;
 
 async function rest(e: TestEnv, token: string, method: string, path: string, body?: unknown) {
@@ -110,6 +110,36 @@ async function seed(e: TestEnv) {
     claimedAt: new Date(now - 25 * MIN),
     expiresAt: new Date(now + 3 * MIN),
   });
+  // The last hours of activity, for the timeline; earlier claims of the same files, for "Hot files".
+  const agentsByName = [lead, dev, dev2, reviewer];
+  const types = ["PROGRESS", "DECISION", "TESTED", "FOUND", "PROGRESS"] as const;
+  for (let i = 0; i < 14; i++) {
+    const who = agentsByName[i % agentsByName.length]!;
+    await insertLedgerEntry(f.projectId, {
+      type: types[i % types.length]!,
+      content: `Step ${i + 1} of the dashboard work`,
+      agentId: who.agentId,
+      createdAt: new Date(now - (5 * 60 - i * 21) * MIN),
+    });
+  }
+  for (const [i, file] of ["src/dashboard/views.tsx", "src/dashboard/layout.tsx", "src/app.ts"].entries()) {
+    for (const who of [dev, dev2, lead].slice(0, 3 - i)) {
+      await insertClaim(f.projectId, {
+        agentId: who.agentId,
+        files: [file],
+        claimedAt: new Date(now - (3 + i) * 86_400_000),
+        released: true,
+      });
+    }
+  }
+  await insertClaim(f.projectId, { agentId: lead.agentId, files: ["docs/architecture.md", "README.md"] });
+  const points = [3, 2, 5, 3, 2, 1, 2, 3, 5];
+  const sprintTickets = await e.db.selectFrom("tickets").select("id").where("sprint_id", "=", sprintId)
+    .orderBy("number").execute();
+  for (const [i, t] of sprintTickets.entries()) {
+    await e.db.updateTable("tickets").set({ story_points: points[i % points.length]! }).where("id", "=", t.id)
+      .execute();
+  }
   const thread = await rest(e, dev.token, "POST", "/thread", { intent: "Should the board page by column?" });
   await rest(e, reviewer.token, "POST", `/thread/${thread.id}/reply`, {
     content: "Yes: 50 cards per column, with a next page link.",
@@ -159,6 +189,15 @@ async function main() {
       for (const [name, url] of views) {
         await page.goto(url);
         await shoot(page, name, width);
+      }
+      if (width === "desktop") {
+        // The pictures on their own, for the README.
+        await page.goto(`${base}/claims`);
+        await page.locator('[data-picture="claims-map"]').screenshot({ path: `${OUT}/claims-map.png` });
+        console.log(`${OUT}/claims-map.png`);
+        await page.goto(`${base}/agents`);
+        await page.locator('[data-picture="timeline"]').screenshot({ path: `${OUT}/timeline.png` });
+        console.log(`${OUT}/timeline.png`);
       }
       await page.goto(`${base}/pair`);
       await page.getByLabel("Agent name").fill("builder-3");

@@ -22,6 +22,7 @@ import { documentOAuthClientRoutes, registerApp } from "@/routes/oauth/register.
 import { mcpApp } from "@/routes/mcp.ts";
 import { createForward } from "@/mcp/forward.ts";
 import { TOOLS } from "@/mcp/tools/index.ts";
+import { mcpReferenceMarkdown } from "@/mcp/reference.ts";
 import { dashboardApp } from "@/dashboard/app.tsx";
 import { loggableError } from "@/shared/log-safe.ts";
 import { kickWebhookDelivery } from "@/domain/webhooks/run.ts";
@@ -120,7 +121,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
   const documentJson = JSON.stringify(document, null, 2) + "\n";
   registerOps(app, metrics);
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
-  registerDocs(app);
+  registerDocs(app, document, mcpReferenceMarkdown(TOOLS));
   // The web dashboard for project members (server-rendered HTML, its own sign-in at `/`).
   app.route("/", dashboardApp());
   return app;

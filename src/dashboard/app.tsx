@@ -6,6 +6,7 @@ import { signIn, signOut } from "@/domain/oauth/consent.ts";
 import { projectSummaries } from "@/domain/dashboard/projects.ts";
 import { Projects, SignIn } from "./pages.tsx";
 import { LIVE_JS } from "./live.ts";
+import { APP_CSS, APP_CSS_PATH, FAVICON_SVG, faviconIco } from "./style.ts";
 import { clearSession, csrfValid, setSession, signedIn, signInCsrf, signInCsrfValid } from "./session.ts";
 import { registerProjectPages } from "./project-pages.tsx";
 import { registerFormPosts } from "./form-posts.tsx";
@@ -41,6 +42,22 @@ export function dashboardApp(): Hono<AppEnv> {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-cache");
     return c.body(LIVE_JS, 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+
+  // The stylesheet's name carries its content hash: it may be cached for good.
+  app.get(APP_CSS_PATH, (c) => {
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Cache-Control", "public, max-age=31536000, immutable");
+    return c.body(APP_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+  app.get("/favicon.svg", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.body(FAVICON_SVG, 200, { "Content-Type": "image/svg+xml" });
+  });
+  const ico = faviconIco();
+  app.get("/favicon.ico", (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.body(ico.slice(), 200, { "Content-Type": "image/x-icon" });
   });
 
   app.get("/", async (c) => {

@@ -5,7 +5,7 @@ import type { ProjectSummary } from "@/domain/dashboard/projects.ts";
 import type { BoardFilters, BoardView } from "@/domain/dashboard/board.ts";
 import type { FeedEntry } from "@/domain/dashboard/ledger.ts";
 import type { TicketPage } from "@/domain/dashboard/ticket.ts";
-import { Csrf, Time } from "./layout.tsx";
+import { Csrf, StatusBadge, statusLabel, Time } from "./layout.tsx";
 
 export const SignIn: FC<
   { csrf: string; error?: string | undefined; email?: string | undefined; next?: string }
@@ -43,42 +43,46 @@ export const Message: FC<{ heading: string; text: string; back?: string | undefi
 export const Projects: FC<{ projects: ProjectSummary[]; now: Date }> = ({ projects, now }) => (
   <section aria-labelledby="projects-title">
     <h1 id="projects-title">Your projects</h1>
-    {projects.length === 0 ? <p>You are not a member of any project yet.</p> : (
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Project</th>
-              <th scope="col">Agents online</th>
-              <th scope="col">Tickets by column</th>
-              <th scope="col">Open claims</th>
-              <th scope="col">Last activity</th>
-            </tr>
-          </thead>
-          <tbody>
-            {projects.map((p) => (
+    {projects.length === 0
+      ? <p>You are not a member of any project yet.</p>
+      : (
+        <div class="table-wrap" tabindex={0}>
+          <table>
+            <thead>
               <tr>
-                <td>
-                  <a href={`/projects/${p.id}`}>{p.name}</a>
-                  <div class="meta">{p.orgName} · {p.role}</div>
-                </td>
-                <td>{p.agentsOnline}</td>
-                <td>
-                  {p.columns.filter((c) => c.count > 0).map((c) => (
-                    <span class="badge">{c.status}: {c.count}</span>
-                  ))}
-                  {p.columns.every((c) => c.count === 0) && <span class="meta">no tickets</span>}
-                </td>
-                <td>{p.openClaims}</td>
-                <td>
-                  <Time at={p.lastActivityAt} now={now} />
-                </td>
+                <th scope="col">Project</th>
+                <th scope="col">Agents online</th>
+                <th scope="col">Tickets by column</th>
+                <th scope="col">Open claims</th>
+                <th scope="col">Last activity</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    )}
+            </thead>
+            <tbody>
+              {projects.map((p) => (
+                <tr>
+                  <td>
+                    <a href={`/projects/${p.id}`}>{p.name}</a>
+                    <div class="meta">{p.orgName} · {p.role}</div>
+                  </td>
+                  <td>{p.agentsOnline}</td>
+                  <td>
+                    {p.columns.filter((c) => c.count > 0).map((c) => (
+                      <span class={`badge status st-${c.status}`}>{statusLabel(c.status)}: {c.count}</span>
+                    ))}
+                    {p.columns.every((c) =>
+                      c.count === 0
+                    ) && <span class="meta">no tickets</span>}
+                  </td>
+                  <td>{p.openClaims}</td>
+                  <td>
+                    <Time at={p.lastActivityAt} now={now} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
   </section>
 );
 
@@ -130,14 +134,14 @@ export const Board: FC<{ member: DashboardMember; board: BoardView; filters: Boa
       </form>
       <div data-live>
         <div class="board">
-          {board.columns.map((col) => (
+          {board.columns.filter((col) => col.total > 0).map((col) => (
             <section
-              class="column"
-              aria-label={`${col.status}, ${col.total} tickets`}
+              class={`column st-${col.status}`}
+              aria-label={`${statusLabel(col.status)}, ${col.total} tickets`}
               data-column={col.status}
             >
               <h2>
-                {col.status} <span class="meta">({col.total})</span>
+                {statusLabel(col.status)} <span class="meta">{col.total}</span>
               </h2>
               <ul class="cards">
                 {col.cards.map((c) => (
@@ -161,6 +165,16 @@ export const Board: FC<{ member: DashboardMember; board: BoardView; filters: Boa
             </section>
           ))}
         </div>
+        {board.columns.some((col) => col.total === 0) && (
+          <p class="empty-columns">
+            No tickets in: {board.columns.filter((col) => col.total === 0).map((col, i) => (
+              <>
+                {i > 0 && ", "}
+                <span data-column={col.status} data-empty="">{statusLabel(col.status)}</span>
+              </>
+            ))}
+          </p>
+        )}
         <nav class="pager" aria-label="Board pages">
           {board.page > 0 && <a href={base + boardQuery(filters, board.page - 1)}>Previous page</a>}
           {board.hasMore && <a href={base + boardQuery(filters, board.page + 1)}>Next page</a>}
@@ -215,7 +229,7 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
               <Csrf token={csrf} />
               <label for="move-to" style="display:inline">Move to</label>{" "}
               <select id="move-to" name="status">
-                {t.moves.map((m) => <option key={m} value={m}>{m}</option>)}
+                {t.moves.map((m) => <option key={m} value={m}>{statusLabel(m)}</option>)}
               </select>{" "}
               <button type="submit">Move</button>
             </form>
@@ -231,7 +245,9 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
       <div data-live>
         <dl class="fields">
           <dt>Status</dt>
-          <dd data-field="status">{t.status}</dd>
+          <dd data-field="status" data-status={t.status}>
+            <StatusBadge status={t.status} />
+          </dd>
           <dt>Assignee</dt>
           <dd>{t.assigneeName ?? "unassigned"}</dd>
           <dt>Reviewer</dt>
@@ -262,7 +278,7 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
         {t.description && (
           <>
             <h2>Description</h2>
-            <p style="white-space: pre-wrap">{t.description}</p>
+            <p class="pre-wrap">{t.description}</p>
           </>
         )}
         {(t.doneDefinition || t.verificationCommand || t.outOfScope) && (
@@ -313,10 +329,11 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
         {t.reviewHistory.length === 0 ? <p class="meta">No reviews yet.</p> : (
           <ol>
             {t.reviewHistory.map((r) => (
-              <li>
-                <strong>{String(r.event ?? "")}</strong> {String(r.from ?? "")} → {String(r.to ?? "")} by{" "}
-                {String(r.agentName ?? "?")} <span class="meta">{String(r.at ?? "")}</span>
-                {typeof r.comment === "string" && r.comment !== "" && <div>{r.comment}</div>}
+              <li data-review-event={r.event}>
+                <strong>{statusLabel(r.event)}</strong>{" "}
+                {r.from && r.to && <>{statusLabel(r.from)} → {statusLabel(r.to)}</>} by{" "}
+                <span data-by>{r.by}</span> <span class="meta">{r.at && <Time at={r.at} now={now} />}</span>
+                {r.comment && <div>{r.comment}</div>}
               </li>
             ))}
           </ol>

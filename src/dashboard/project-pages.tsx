@@ -4,6 +4,8 @@ import { serviceCtx } from "@/http/env.ts";
 import { dashboardBoard } from "@/domain/dashboard/board.ts";
 import { ticketPage } from "@/domain/dashboard/ticket.ts";
 import { liveClaims } from "@/domain/dashboard/claims.ts";
+import { claimsMap, HOT_FILES_DAYS, hotFiles } from "@/domain/dashboard/claims-map.ts";
+import { activityTimeline } from "@/domain/dashboard/activity.ts";
 import { agentOptions, projectAgents } from "@/domain/dashboard/agents.ts";
 import { threadList, threadWithMessages } from "@/domain/dashboard/threads.ts";
 import { sprintDetail, sprintList } from "@/domain/dashboard/sprints.ts";
@@ -70,11 +72,19 @@ export function registerProjectPages(app: Hono<AppEnv>): void {
     const r = await projectRequest(c);
     if (r instanceof Response) return r;
     const ctx = serviceCtx(c.get("deps"));
-    const claims = await liveClaims(ctx, r.member);
+    const [claims, hot] = await Promise.all([liveClaims(ctx, r.member), hotFiles(ctx, r.member)]);
     return await page(
       c,
       frame(r, "Claims", "claims"),
-      <Claims member={r.member} claims={claims} csrf={r.s.csrf} now={ctx.clock.now()} />,
+      <Claims
+        member={r.member}
+        claims={claims}
+        map={claimsMap(claims)}
+        hot={hot}
+        hotDays={HOT_FILES_DAYS}
+        csrf={r.s.csrf}
+        now={ctx.clock.now()}
+      />,
     );
   });
 
@@ -82,11 +92,14 @@ export function registerProjectPages(app: Hono<AppEnv>): void {
     const r = await projectRequest(c);
     if (r instanceof Response) return r;
     const ctx = serviceCtx(c.get("deps"));
-    const agents = await projectAgents(ctx, r.member);
+    const [agents, timeline] = await Promise.all([
+      projectAgents(ctx, r.member),
+      activityTimeline(ctx, r.member),
+    ]);
     return await page(
       c,
       frame(r, "Agents", "agents"),
-      <Agents member={r.member} agents={agents} csrf={r.s.csrf} now={ctx.clock.now()} />,
+      <Agents member={r.member} agents={agents} timeline={timeline} csrf={r.s.csrf} now={ctx.clock.now()} />,
     );
   });
 
@@ -146,6 +159,7 @@ export function registerProjectPages(app: Hono<AppEnv>): void {
       agentId: c.req.query("agent") || undefined,
       ticket: c.req.query("ticket")?.slice(0, 30) || undefined,
       system: c.req.query("system") === "0" ? false : undefined,
+      context: c.req.query("context") === "1" ? true : undefined,
       before: c.req.query("before") || undefined,
     };
     const [feed, agents] = await Promise.all([

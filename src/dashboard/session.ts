@@ -15,7 +15,7 @@ export const DASHBOARD_PRE_COOKIE = "svc_pre";
 export function securityHeaders(c: Context<AppEnv>): void {
   c.header(
     "Content-Security-Policy",
-    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; " +
       "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   );
   c.header("X-Frame-Options", "DENY");

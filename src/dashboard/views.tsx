@@ -2,25 +2,40 @@ import type { FC } from "hono/jsx";
 import { type DashboardMember, may } from "@/domain/dashboard/access.ts";
 import type { AgentRow } from "@/domain/dashboard/agents.ts";
 import type { ClaimRow } from "@/domain/dashboard/claims.ts";
-import type { FeedEntry, LedgerFeedFilters } from "@/domain/dashboard/ledger.ts";
-import type { BurndownPoint, SprintDetail, SprintSummary } from "@/domain/dashboard/sprints.ts";
+import { type FeedEntry, type LedgerFeedFilters, showsSystemContext } from "@/domain/dashboard/ledger.ts";
+import type { SprintDetail, SprintSummary } from "@/domain/dashboard/sprints.ts";
+import type { ClaimsMap, HotFile } from "@/domain/dashboard/claims-map.ts";
+import type { ActivityTimeline } from "@/domain/dashboard/activity.ts";
+import { ActivityTimelinePicture, Burndown, ClaimsMapPicture, HotFiles } from "./pictures.tsx";
 import type { ThreadSummary } from "@/domain/dashboard/threads.ts";
+import type { ComplianceCheck } from "@/domain/context/assemble.ts";
 import { PAIRABLE_ROLES } from "@/domain/dashboard/actions.ts";
 import { LEDGER_TYPES } from "@/db/tables/work.ts";
 import { BRIEF_FIELD_ORDER } from "@/domain/brief/content.ts";
-import { Csrf, Time } from "./layout.tsx";
+import { Csrf, StatusBadge, statusLabel, Time } from "./layout.tsx";
 import { LedgerList } from "./pages.tsx";
 
 const baseOf = (m: DashboardMember) => `/projects/${m.project.id}`;
 
-export const Claims: FC<{ member: DashboardMember; claims: ClaimRow[]; csrf: string; now: Date }> = (
-  { member, claims, csrf, now },
+export const Claims: FC<{
+  member: DashboardMember;
+  claims: ClaimRow[];
+  map: ClaimsMap;
+  hot: { mostClaimed: HotFile[]; mostContended: HotFile[] };
+  hotDays: number;
+  csrf: string;
+  now: Date;
+}> = (
+  { member, claims, map, hot, hotDays, csrf, now },
 ) => (
   <section aria-labelledby="claims-title">
     <h1 id="claims-title">Live claims</h1>
     <div data-live>
+      <h2>Claims map</h2>
+      <ClaimsMapPicture map={map} />
+      <h2>Claimed files</h2>
       {claims.length === 0 ? <p>No file is claimed.</p> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabindex={0}>
           <table>
             <thead>
               <tr>
@@ -79,16 +94,44 @@ export const Claims: FC<{ member: DashboardMember; claims: ClaimRow[]; csrf: str
           </table>
         </div>
       )}
+      <HotFiles hot={hot} days={hotDays} />
     </div>
   </section>
 );
 
-/** The compliance score (GET /context's `complianceScore`) of an agent or sub-agent. */
-const Compliance: FC<{ score: number | null }> = ({ score }) =>
-  score === null ? null : <span data-compliance={score}>{` · compliance ${score}%`}</span>;
+/**
+ * The compliance score (GET /context's `complianceScore`) of an agent or sub-agent, with what it counts:
+ * each habit that applies now, kept or not, and how to raise the score.
+ */
+const Compliance: FC<{ score: number | null; checks: ComplianceCheck[] }> = ({ score, checks }) =>
+  score === null ? null : (
+    <details class="explain" data-compliance={score}>
+      <summary>{`compliance ${score}%`}</summary>
+      <p>
+        The share of the habits that apply now that this identity keeps ({checks.filter((c) => c.kept).length}
+        {" "}
+        of {checks.length}), graded as GET /context grades its caller:
+      </p>
+      <ul>
+        {checks.map((c) => (
+          <li data-kept={c.kept ? "yes" : "no"}>
+            {c.kept ? "Kept: " : "Not kept: "}
+            {c.habit}
+            {!c.kept && <>{" — to raise the score: "}{c.fix}</>}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
 
-export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: string; now: Date }> = (
-  { member, agents, csrf, now },
+export const Agents: FC<{
+  member: DashboardMember;
+  agents: AgentRow[];
+  timeline: ActivityTimeline;
+  csrf: string;
+  now: Date;
+}> = (
+  { member, agents, timeline, csrf, now },
 ) => (
   <section aria-labelledby="agents-title">
     <h1 id="agents-title">Agents and sessions</h1>
@@ -98,6 +141,9 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
       </p>
     )}
     <div data-live>
+      <h2 id="timeline-title">Activity timeline</h2>
+      <ActivityTimelinePicture timeline={timeline} />
+      <h2>Agents</h2>
       {agents.length === 0 ? <p>No agent has paired yet.</p> : (
         <ul class="cards">
           {agents.map((a) => (
@@ -115,7 +161,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                     <a href={`${baseOf(member)}/tickets/${a.currentTicket}`}>{a.currentTicket}</a>
                   </>
                 )}
-                <Compliance score={a.complianceScore} />
+                <Compliance score={a.complianceScore} checks={a.complianceChecks} />
               </div>
               {a.sessions.length > 0 && (
                 <div class="meta">
@@ -135,7 +181,7 @@ export const Agents: FC<{ member: DashboardMember; agents: AgentRow[]; csrf: str
                       {s.online && <span class="badge online">online</span>}
                       {s.currentTicket && <span class="meta">{` · ${s.currentTicket}`}</span>}
                       <span class="meta">
-                        <Compliance score={s.complianceScore} />
+                        <Compliance score={s.complianceScore} checks={s.complianceChecks} />
                       </span>
                     </li>
                   ))}
@@ -166,7 +212,7 @@ export const Threads: FC<
           {threads.map((t) => (
             <li>
               <a href={`${baseOf(member)}/threads/${t.id}`}>{t.intent}</a>{" "}
-              <span class="badge">{t.status}</span>
+              <span class="badge">{statusLabel(t.status)}</span>
               <span class="meta">
                 {" "}
                 {t.author ?? "service"}
@@ -206,7 +252,7 @@ export const Thread: FC<{
             <span class="meta">
               {m.author ?? "service"} · <Time at={m.createdAt} now={now} />
             </span>
-            <div style="white-space: pre-wrap">{m.content}</div>
+            <div class="pre-wrap">{m.content}</div>
           </li>
         ))}
       </ol>
@@ -218,7 +264,7 @@ export const Sprints: FC<{ member: DashboardMember; sprints: SprintSummary[] }> 
   <section aria-labelledby="sprints-title">
     <h1 id="sprints-title">Sprints</h1>
     {sprints.length === 0 ? <p>No sprints yet.</p> : (
-      <div class="table-wrap">
+      <div class="table-wrap" tabindex={0}>
         <table>
           <thead>
             <tr>
@@ -234,7 +280,7 @@ export const Sprints: FC<{ member: DashboardMember; sprints: SprintSummary[] }> 
                 <td>
                   <a href={`${baseOf(member)}/sprints/${s.id}`}>#{s.number} {s.name}</a>
                 </td>
-                <td>{s.status}</td>
+                <td>{statusLabel(s.status)}</td>
                 <td>{s.startDate ?? "?"} – {s.endDate ?? "?"}</td>
                 <td>{s.done} / {s.total}</td>
               </tr>
@@ -246,38 +292,6 @@ export const Sprints: FC<{ member: DashboardMember; sprints: SprintSummary[] }> 
   </section>
 );
 
-/** The burndown as an SVG drawn on the server: remaining tickets per day and the ideal line. */
-export const Burndown: FC<{ points: BurndownPoint[] }> = ({ points }) => {
-  const w = 600, h = 240, pad = 36;
-  const max = Math.max(1, ...points.map((p) => Math.max(p.remaining ?? 0, p.ideal)));
-  const x = (i: number) => pad + (points.length <= 1 ? 0 : (i * (w - 2 * pad)) / (points.length - 1));
-  const y = (v: number) => h - pad - (v * (h - 2 * pad)) / max;
-  const ideal = points.map((p, i) => `${x(i).toFixed(1)},${y(p.ideal).toFixed(1)}`).join(" ");
-  const actual = points.flatMap((p, i) =>
-    p.remaining === null ? [] : [`${x(i).toFixed(1)},${y(p.remaining).toFixed(1)}`]
-  )
-    .join(" ");
-  const last = [...points].reverse().find((p) => p.remaining !== null);
-  return (
-    <svg class="burndown" viewBox={`0 0 ${w} ${h}`} role="img" aria-labelledby="bd-title bd-desc">
-      <title id="bd-title">Burndown</title>
-      <desc id="bd-desc">
-        {`${points.length} days from ${points[0]?.day ?? "?"} to ${points.at(-1)?.day ?? "?"}; ${
-          last ? `${last.remaining} tickets remaining on ${last.day}` : "not started"
-        }.`}
-      </desc>
-      <line x1={pad} y1={h - pad} x2={w - pad} y2={h - pad} stroke="#888" />
-      <line x1={pad} y1={pad} x2={pad} y2={h - pad} stroke="#888" />
-      <text x={pad - 6} y={y(max) + 4} text-anchor="end" font-size="11">{max}</text>
-      <text x={pad - 6} y={h - pad + 4} text-anchor="end" font-size="11">0</text>
-      <text x={pad} y={h - pad + 18} font-size="11">{points[0]?.day ?? ""}</text>
-      <text x={w - pad} y={h - pad + 18} font-size="11" text-anchor="end">{points.at(-1)?.day ?? ""}</text>
-      <polyline points={ideal} fill="none" stroke="#9aa" stroke-dasharray="5 4" stroke-width="2" />
-      {actual && <polyline points={actual} fill="none" stroke="#1f4fbf" stroke-width="3" />}
-    </svg>
-  );
-};
-
 export const Sprint: FC<{
   member: DashboardMember;
   sprint: SprintDetail;
@@ -285,7 +299,8 @@ export const Sprint: FC<{
   <article aria-labelledby="sprint-title">
     <h1 id="sprint-title">Sprint #{sprint.number} {sprint.name}</h1>
     <p>
-      <span class="badge">{sprint.status}</span> {sprint.startDate ?? "?"} – {sprint.endDate ?? "?"}
+      <span class="badge">{statusLabel(sprint.status)}</span> {sprint.startDate ?? "?"} –{" "}
+      {sprint.endDate ?? "?"}
       {sprint.goal && <>{" · "}Goal: {sprint.goal}</>}
     </p>
     <div data-live>
@@ -296,7 +311,7 @@ export const Sprint: FC<{
         {sprint.tickets.map((t) => (
           <li>
             <a href={`${baseOf(member)}/tickets/${t.key}`}>{t.key}</a> {t.title}{" "}
-            <span class="badge">{t.status}</span>
+            <StatusBadge status={t.status} />
             {t.assigneeName && <span class="meta">@{t.assigneeName}</span>}
           </li>
         ))}
@@ -319,6 +334,7 @@ export const Ledger: FC<{
   if (filters.agentId) q.set("agent", filters.agentId);
   if (filters.ticket) q.set("ticket", filters.ticket);
   if (filters.system === false) q.set("system", "0");
+  if (filters.context) q.set("context", "1");
   return (
     <section aria-labelledby="ledger-title">
       <h1 id="ledger-title">Ledger</h1>
@@ -362,8 +378,21 @@ export const Ledger: FC<{
             <option value="0" selected={filters.system === false}>Hidden</option>
           </select>
         </div>
+        <div>
+          <label for="l-context">Service CONTEXT notes</label>
+          <select id="l-context" name="context">
+            <option value="0">Hidden</option>
+            <option value="1" selected={filters.context === true}>Shown</option>
+          </select>
+        </div>
         <button type="submit">Filter</button>
       </form>
+      {!showsSystemContext(filters) && (
+        <p class="meta" data-context-hidden>
+          The service's CONTEXT notes are hidden.{" "}
+          <a href={`${base}/ledger?${q}${q.size ? "&" : ""}context=1`}>Show them</a>
+        </p>
+      )}
       <div data-live={filters.before ? undefined : ""}>
         {entries.length === 0 ? <p>No entries.</p> : <LedgerList entries={entries} base={base} now={now} />}
       </div>
@@ -431,8 +460,7 @@ export const PairResult: FC<{ member: DashboardMember; code: string; expiresAt: 
       This code is shown once. It works once, until <time datetime={expiresAt}>{expiresAt}</time>.
     </p>
     <p>
-      Code:{" "}
-      <strong id="pairing-code" style="font-size:1.4rem;font-family:ui-monospace,monospace">{code}</strong>
+      Code: <strong id="pairing-code" class="code-big">{code}</strong>
     </p>
     <h2 id="connect-label">Connect command</h2>
     <pre class="cmd" id="connect-command" aria-labelledby="connect-label">{command}</pre>

@@ -371,7 +371,7 @@ test("dashboard: the board filters by sprint, assignee and tag, and pages each c
   assert.deepEqual(keys((await c.req("GET", `${base}?tag=nothing`)).text), []);
   const first = await c.req("GET", base);
   assert.equal(keys(first.text).length, BOARD_PAGE_SIZE + 1, "a page of backlog cards and the claimed one");
-  assert.match(first.text, /aria-label="backlog, 52 tickets"/);
+  assert.match(first.text, /aria-label="Backlog, 52 tickets"/);
   assert.match(first.text, /Next page/);
   const last = await c.req("GET", `${base}?page=2`);
   assert.deepEqual(keys(last.text), [tagged.key, inSprint.key], "52 = 25 + 25 + 2, newest first");

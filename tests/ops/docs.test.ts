@@ -24,7 +24,7 @@ test("GET /docs is Scalar's reference page loading its bundle from this service,
   assert.equal(page.status, 200);
   assert.match(page.headers.get("Content-Type")!, /text\/html/);
   const scripts = [...page.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);
-  assert.deepEqual(scripts, ["/docs/scalar.js"]);
+  assert.deepEqual(scripts, ["/docs/scalar.js", "/docs/a11y.js"]);
   assert.doesNotMatch(page.text, /https?:\/\/(cdn|fonts|unpkg)/);
   const bundle = await call("GET", "/docs/scalar.js", { headers: { "Accept-Encoding": "identity" } });
   assert.equal(bundle.status, 200);

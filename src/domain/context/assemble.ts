@@ -175,29 +175,71 @@ export function repoMismatchOf(report: Record<string, unknown> | null, activeTic
     : null;
 }
 
-/**
- * The share (0..100) of the habits that apply to the caller now that it keeps. The one grading rule:
- * GET /context (for the caller) and the dashboard's agents page (for every identity) both call it.
- */
-export function complianceScoreOf(f: {
+/** One habit the compliance score grades: whether the identity keeps it now, and how to keep it. */
+export interface ComplianceCheck {
+  habit: string;
+  kept: boolean;
+  /** What raises the score when the habit is not kept. */
+  fix: string;
+}
+
+type ComplianceInputs = {
   situation: Pick<CallerSituation, "holdsWork" | "minutesSilent" | "thresholdMinutes">;
   session: Pick<ContextSession, "report"> | undefined;
   activeTicket: Pick<NonNullable<ActiveTicketView>, "criteriaAcknowledged"> | null;
   hasTestedEntry: boolean;
   ownExpiredClaims: number;
   criteriaAckRequired: boolean;
-}): number {
+};
+
+/** The habits that apply to the caller now, each kept or not: what `complianceScoreOf` grades. */
+export function complianceChecksOf(f: ComplianceInputs): ComplianceCheck[] {
   const { situation, activeTicket } = f;
-  const checks: boolean[] = [];
+  const checks: ComplianceCheck[] = [];
   if (situation.holdsWork) {
-    checks.push(!(situation.minutesSilent !== null && situation.minutesSilent >= situation.thresholdMinutes));
+    checks.push({
+      habit: `Reports within ${situation.thresholdMinutes} minutes while holding work`,
+      kept: !(situation.minutesSilent !== null && situation.minutesSilent >= situation.thresholdMinutes),
+      fix: "Write a ledger entry or a session report while holding a ticket or claim",
+    });
   }
-  if (f.session && activeTicket) checks.push(f.session.report !== null);
-  if (activeTicket) checks.push(f.hasTestedEntry);
+  if (f.session && activeTicket) {
+    checks.push({
+      habit: "The open session carries a report",
+      kept: f.session.report !== null,
+      fix: "Send a session report (PATCH /session) with the working state",
+    });
+  }
+  if (activeTicket) {
+    checks.push({
+      habit: "The active ticket has a TESTED or VERIFIED entry",
+      kept: f.hasTestedEntry,
+      fix: "Run the ticket's verification command and record a TESTED ledger entry",
+    });
+  }
   // Graded on the identity's own claims: a sub-agent and its parent never share a score (SUB-024).
-  checks.push(f.ownExpiredClaims === 0);
-  if (activeTicket && f.criteriaAckRequired) checks.push(activeTicket.criteriaAcknowledged);
-  return Math.round((checks.filter(Boolean).length / checks.length) * 100);
+  checks.push({
+    habit: "No expired claim left held",
+    kept: f.ownExpiredClaims === 0,
+    fix: "Renew the claims still needed and release the others",
+  });
+  if (activeTicket && f.criteriaAckRequired) {
+    checks.push({
+      habit: "The active ticket's acceptance criteria are acknowledged",
+      kept: activeTicket.criteriaAcknowledged,
+      fix: "Acknowledge the acceptance criteria of the active ticket",
+    });
+  }
+  return checks;
+}
+
+/**
+ * The share (0..100) of the habits that apply to the caller now that it keeps. The one grading rule:
+ * GET /context (for the caller) and the dashboard's agents page (for every identity) both call it.
+ */
+export function complianceScoreOf(f: ComplianceInputs): number {
+  const checks = complianceChecksOf(f);
+  return Math.round((checks.filter((c) => c.kept).length / checks.length) * 100);
 }
 
 export function sessionView(session: ContextSession | undefined) {

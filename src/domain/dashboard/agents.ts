@@ -2,6 +2,7 @@ import type { AgentRole } from "@/db/tables/foundation.ts";
 import type { ServiceCtx } from "@/domain/core/context.ts";
 import type { DashboardMember } from "./access.ts";
 import { complianceScores } from "./compliance.ts";
+import type { ComplianceCheck } from "@/domain/context/assemble.ts";
 import { ONLINE_SESSION_STATUSES } from "./projects.ts";
 
 /** Agents listed on the agents page (by status, then name). */
@@ -29,12 +30,15 @@ export interface AgentRow {
   currentTicket: string | null;
   /** 0..100, graded as GET /context grades its caller (`complianceScoreOf`). */
   complianceScore: number | null;
+  /** What the score counts: each habit, kept or not, and how to keep it. */
+  complianceChecks: ComplianceCheck[];
   subAgents: {
     name: string;
     role: string;
     online: boolean;
     currentTicket: string | null;
     complianceScore: number | null;
+    complianceChecks: ComplianceCheck[];
   }[];
   sessions: AgentSession[];
 }
@@ -82,6 +86,8 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
   };
   const scoreOf = (agentId: string, sub: string | null) =>
     identities.find((i) => i.agentId === agentId && i.subAgentName === sub)?.score ?? null;
+  const checksOf = (agentId: string, sub: string | null) =>
+    identities.find((i) => i.agentId === agentId && i.subAgentName === sub)?.checks ?? [];
   const subs = identities.filter((i) => i.subAgentName !== null)
     .sort((x, y) => x.subAgentName!.localeCompare(y.subAgentName!));
   return agents.map((a) => {
@@ -101,12 +107,14 @@ export async function projectAgents(ctx: ServiceCtx, member: DashboardMember): P
       lastSeenAt: lastSeen,
       currentTicket: ticketOf(a.id, null),
       complianceScore: scoreOf(a.id, null),
+      complianceChecks: checksOf(a.id, null),
       subAgents: subs.filter((s) => s.agentId === a.id).map((s) => ({
         name: s.subAgentName!,
         role: s.role ?? "",
         online: own.some((x) => x.sub_agent_name === s.subAgentName),
         currentTicket: ticketOf(a.id, s.subAgentName),
         complianceScore: s.score,
+        complianceChecks: s.checks,
       })),
       sessions: own.map((s) => ({
         id: s.id,

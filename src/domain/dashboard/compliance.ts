@@ -1,7 +1,7 @@
 import type { ReviewMode } from "@/shared/vocabulary.ts";
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { complianceScoreOf } from "@/domain/context/assemble.ts";
+import { type ComplianceCheck, complianceChecksOf, complianceScoreOf } from "@/domain/context/assemble.ts";
 import { criteriaAckRequired } from "@/domain/core/transitions.ts";
 import { ACTIVE_STATUSES, SESSION_OPEN } from "@/domain/context/load.ts";
 import { situationColumns, situationOf } from "@/domain/core/silence.ts";
@@ -15,6 +15,8 @@ export interface IdentityCompliance {
   /** The sub-agent's role (null for the agent itself). */
   role: string | null;
   score: number;
+  /** The graded habits behind the score, so the page can say what counts and how to raise it. */
+  checks: ComplianceCheck[];
 }
 
 interface Row {
@@ -84,18 +86,20 @@ export async function complianceScores(
   const ackRequired = criteriaAckRequired(project.reviewMode);
   return result.rows.map((r) => {
     const session = typeof r.session === "string" ? JSON.parse(r.session) : r.session;
+    const inputs = {
+      situation: situationOf(r, now),
+      session: session ?? undefined,
+      activeTicket: r.active_id ? { criteriaAcknowledged: r.active_ack === true } : null,
+      hasTestedEntry: r.tested === true,
+      ownExpiredClaims: Number(r.own_expired),
+      criteriaAckRequired: ackRequired,
+    };
     return {
       agentId: r.agent_id,
       subAgentName: r.sub_agent_name,
       role: r.role,
-      score: complianceScoreOf({
-        situation: situationOf(r, now),
-        session: session ?? undefined,
-        activeTicket: r.active_id ? { criteriaAcknowledged: r.active_ack === true } : null,
-        hasTestedEntry: r.tested === true,
-        ownExpiredClaims: Number(r.own_expired),
-        criteriaAckRequired: ackRequired,
-      }),
+      score: complianceScoreOf(inputs),
+      checks: complianceChecksOf(inputs),
     };
   });
 }

@@ -13,6 +13,11 @@ export interface LedgerFeedFilters {
   ticket?: string | undefined;
   /** Include the service's own entries (`source: system`); default true. */
   system?: boolean | undefined;
+  /**
+   * Include the service's CONTEXT entries (claim notes, thread activity: the bulk of a busy ledger);
+   * default false, true when asked or when the type filter is CONTEXT.
+   */
+  context?: boolean | undefined;
   /** Entries older than this sequence (keyset paging, newest first). */
   before?: string | undefined;
   ticketId?: string | undefined;
@@ -21,6 +26,11 @@ export interface LedgerFeedFilters {
 export type FeedEntry = LedgerEntry & { seq: string; ticketKey: string | null };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether the feed shows the service's CONTEXT entries (hidden unless asked). */
+export function showsSystemContext(filters: LedgerFeedFilters): boolean {
+  return filters.context === true || filters.type === "CONTEXT" || filters.ticketId !== undefined;
+}
 
 /**
  * The project's ledger as a feed, newest first, one keyset page (`before` = the last seq shown), with
@@ -56,6 +66,9 @@ export async function ledgerFeed(
     q = m ? q.where("t.number", "=", Number(m[1])) : q.where(sql<boolean>`false`);
   }
   if (filters.system === false) q = q.where("l.source", "=", "agent");
+  else if (!showsSystemContext(filters)) {
+    q = q.where((eb) => eb.or([eb("l.source", "=", "agent"), eb("l.type", "!=", "CONTEXT")]));
+  }
   if (filters.before && /^\d{1,18}$/.test(filters.before)) q = q.where("l.seq", "<", filters.before);
   const rows = await q.orderBy("l.seq", "desc").limit(limit + 1).execute();
   const more = rows.length > limit;

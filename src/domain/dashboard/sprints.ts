@@ -53,6 +53,31 @@ export interface BurndownPoint {
   day: string;
   remaining: number | null;
   ideal: number;
+  /** Story points not yet done at the end of that day, when the sprint's tickets carry points. */
+  remainingPoints?: number | null | undefined;
+  idealPoints?: number | undefined;
+}
+
+/** The burndown in points, added to the ticket burndown when any ticket of the sprint carries points. */
+function withPoints(
+  points: BurndownPoint[],
+  tickets: { status: string; status_changed_at: Date; story_points: string | number | null }[],
+  start: Date,
+): BurndownPoint[] {
+  const pts = (t: { story_points: string | number | null }) => Number(t.story_points ?? 0) || 0;
+  const total = tickets.reduce((sum, t) => sum + pts(t), 0);
+  if (total === 0) return points;
+  const days = points.length;
+  return points.map((p, i) => {
+    const dayEnd = new Date(start.getTime() + (i + 1) * DAY_MS);
+    const done = tickets.filter((t) => t.status === "done" && t.status_changed_at < dayEnd)
+      .reduce((sum, t) => sum + pts(t), 0);
+    return {
+      ...p,
+      remainingPoints: p.remaining === null ? null : total - done,
+      idealPoints: days === 1 ? 0 : total - (total * i) / (days - 1),
+    };
+  });
 }
 
 /**
@@ -69,7 +94,15 @@ export async function sprintDetail(ctx: ServiceCtx, member: DashboardMember, spr
     "a.id",
     "t.assignee_agent_id",
   )
-    .select(["t.id", "t.number", "t.title", "t.status", "t.status_changed_at", "a.name as assignee_name"])
+    .select([
+      "t.id",
+      "t.number",
+      "t.title",
+      "t.status",
+      "t.status_changed_at",
+      "t.story_points",
+      "a.name as assignee_name",
+    ])
     .where("t.sprint_id", "=", sprint.id).orderBy("t.number").limit(SPRINT_TICKETS_LIMIT).execute();
   const now = ctx.clock.now();
   const startAt = sprint.start_date
@@ -104,7 +137,7 @@ export async function sprintDetail(ctx: ServiceCtx, member: DashboardMember, spr
       status: t.status,
       assigneeName: t.assignee_name,
     })),
-    burndown,
+    burndown: withPoints(burndown, tickets, start),
   };
 }
 

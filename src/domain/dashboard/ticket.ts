@@ -27,7 +27,7 @@ export interface TicketPage {
   expectedFiles: string[];
   acceptanceCriteria: AcceptanceCriterion[];
   criteriaAcknowledgedAt: Date | null;
-  reviewHistory: Record<string, unknown>[];
+  reviewHistory: ReviewHistoryItem[];
   reviewHandoff: Record<string, unknown> | null;
   createdAt: Date;
   updatedAt: Date;
@@ -37,6 +37,56 @@ export interface TicketPage {
   ledgerNextBefore: string | null;
   /** Statuses the workflow allows next (the move form offers these). */
   moves: string[];
+}
+
+/** One review history item as the page shows it: what happened, who did it, when. */
+export interface ReviewHistoryItem {
+  event: string;
+  from: string | null;
+  to: string | null;
+  /** Who moved the ticket: the agent (and sub-agent) named, or "the service" when no agent did. */
+  by: string;
+  at: Date | null;
+  comment: string | null;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+/**
+ * The stored history with every mover named: items written with `agentName` keep it; items that carry
+ * only `agentId` (handoffs write `action`, `agentId`, `subAgentName`) are named from the agents table in
+ * one query.
+ */
+export async function namedReviewHistory(
+  ctx: ServiceCtx,
+  projectId: string,
+  stored: unknown[],
+): Promise<ReviewHistoryItem[]> {
+  const items = stored.filter((x): x is Record<string, unknown> => !!x && typeof x === "object");
+  const ids = [
+    ...new Set(
+      items.filter((i) => !str(i.agentName)).map((i) => str(i.agentId)).filter(
+        (id): id is string => id !== null && /^[0-9a-f-]{36}$/i.test(id),
+      ),
+    ),
+  ];
+  const names = new Map(
+    ids.length === 0 ? [] : (await ctx.db.selectFrom("agents").select(["id", "name"])
+      .where("project_id", "=", projectId).where("id", "in", ids).execute()).map((a) => [a.id, a.name]),
+  );
+  return items.map((i) => {
+    const agent = str(i.agentName) ?? names.get(str(i.agentId) ?? "") ?? null;
+    const sub = str(i.subAgentName);
+    const at = str(i.at);
+    return {
+      event: str(i.event) ?? str(i.action) ?? "moved",
+      from: str(i.from),
+      to: str(i.to),
+      by: agent ? (sub && !agent.includes("/") ? `${agent}/${sub}` : agent) : "the service",
+      at: at && !Number.isNaN(Date.parse(at)) ? new Date(at) : null,
+      comment: str(i.comment),
+    };
+  });
 }
 
 /**
@@ -92,9 +142,7 @@ export async function ticketPage(
     expectedFiles: row.expected_files,
     acceptanceCriteria: row.acceptance_criteria,
     criteriaAcknowledgedAt: row.criteria_acknowledged_at,
-    reviewHistory: (row.review_history as Record<string, unknown>[]).filter((x) =>
-      x && typeof x === "object"
-    ),
+    reviewHistory: await namedReviewHistory(ctx, project.id, row.review_history),
     reviewHandoff: row.review_handoff,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

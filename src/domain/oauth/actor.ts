@@ -23,7 +23,14 @@ export interface LiveAccess {
   userId: string;
   userName: string;
   /** The user's OAuth agent in the project, when one exists yet. */
-  agent: { id: string; name: string; platform: string; role: Actor["role"]; status: string } | null;
+  agent: {
+    id: string;
+    name: string;
+    platform: string;
+    role: Actor["role"];
+    status: string;
+    lastSeenAt: Date | null;
+  } | null;
 }
 
 /**
@@ -64,6 +71,7 @@ export async function verifyLiveAccessToken(ctx: ServiceCtx, token: string): Pro
       "a.platform as agentPlatform",
       "a.role as agentRole",
       "a.status as agentStatus",
+      "a.last_seen_at as agentLastSeenAt",
     ])
     .where("p.id", "=", claims.projectId)
     .executeTakeFirst();
@@ -78,6 +86,7 @@ export async function verifyLiveAccessToken(ctx: ServiceCtx, token: string): Pro
       platform: row.agentPlatform,
       role: row.agentRole,
       status: row.agentStatus,
+      lastSeenAt: row.agentLastSeenAt,
     }
     : null;
   return {
@@ -104,6 +113,7 @@ export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise
   const { claims } = live;
   const agent = live.agent ?? await oauthAgent(ctx, claims.projectId, live.userId, live.userName);
   if (agent.status === "revoked") throw accessTokenRejected();
+  await markSeen(ctx, agent.id, live.agent?.lastSeenAt ?? null);
   return {
     kind: "oauth",
     tokenKind: "oauth_access",
@@ -121,6 +131,22 @@ export async function authenticateOAuth(ctx: ServiceCtx, token: string): Promise
     tokenCreatedAt: new Date(claims.iat * 1000),
     tokenExpiresAt: new Date(claims.exp * 1000),
   };
+}
+
+/** How stale an OAuth agent's `last_seen_at` may get before a call writes it again. */
+export const OAUTH_SEEN_EVERY_MS = 60_000;
+
+/**
+ * Session-token agents are seen through their token's `last_used_at`; an OAuth agent has no token row,
+ * so its calls write `agents.last_seen_at`, at most once a minute per agent (the conditional update
+ * makes concurrent calls write once).
+ */
+async function markSeen(ctx: ServiceCtx, agentId: string, lastSeenAt: Date | null): Promise<void> {
+  const now = ctx.clock.now();
+  const due = new Date(now.getTime() - OAUTH_SEEN_EVERY_MS);
+  if (lastSeenAt && lastSeenAt > due) return;
+  await ctx.db.updateTable("agents").set({ last_seen_at: now }).where("id", "=", agentId)
+    .where((eb) => eb.or([eb("last_seen_at", "is", null), eb("last_seen_at", "<=", due)])).execute();
 }
 
 /**
