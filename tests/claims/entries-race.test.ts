@@ -9,7 +9,10 @@ import { admin, callOn, env, newProject, test, type TestEnv } from "../helpers/m
 // set, on PGlite and on PostgreSQL, and across several service instances on one PostgreSQL. The one-holder
 // index cannot see these overlaps (the keys differ): the project's claim lock makes them exact.
 
-/** Eight entries that overlap pairwise (nested directories, the file under them, one symbol of it). */
+/**
+ * Eight entries that overlap pairwise: nested directories, the file under them, one symbol of it, and the
+ * directory of the file's own path (a file `x` and a directory `x/` overlap).
+ */
 function overlappingSet(k: number): string[] {
   return [
     `hot${k}/`,
@@ -18,7 +21,7 @@ function overlappingSet(k: number): string[] {
     `hot${k}/a/b/c.ts`,
     `hot${k}/a/b/c.ts#f`,
     `hot${k}/**`,
-    `hot${k}`,
+    `hot${k}/a/b/c.ts/`,
     `hot${k}/a/b/C.ts`,
   ];
 }
