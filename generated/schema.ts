@@ -1740,7 +1740,7 @@ export interface components {
             /** @description Up to 2000 characters; a project may require it (requireDescription) */
             description?: string | null;
             /**
-             * @description 1 to 50 repository paths you expect to touch; each path canonicalised, spellings of one file count once
+             * @description 1 to 50 repository entries you expect to touch; each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once
              * @example [
              *       "src/auth/login.ts"
              *     ]
@@ -2156,7 +2156,7 @@ export interface components {
         BeginRequest: {
             /** @description Ticket UUID or <PREFIX>-<number> key */
             ticketId: string;
-            /** @description 1 to 20 paths to claim for the ticket; each path canonicalised, spellings of one file count once */
+            /** @description 1 to 20 entries to claim for the ticket; each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once */
             files: string[];
             /** @description true acknowledges the ticket's acceptance criteria before starting (guard 3) */
             acknowledgeCriteria?: boolean;
@@ -2253,7 +2253,7 @@ export interface components {
             recovery: components["schemas"]["Recovery"];
         };
         ClaimRequest: {
-            /** @description 1 to 20 paths; each path canonicalised, spellings of one file count once */
+            /** @description 1 to 20 entries; each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once */
             files: string[];
             /** @description Ticket UUID or key (`PREFIX-n`); links the claim to the ticket */
             ticketId?: string;
@@ -2272,7 +2272,7 @@ export interface components {
         };
         ClaimCheckItem: {
             file: string;
-            /** @description True when no live claim of anyone (you included) holds it */
+            /** @description True when no live claim of anyone (you included) holds it or an overlapping entry (a directory above it, an entry under it, a symbol of it) */
             available: boolean;
             /** @description `agentName` or `agentName/subAgentName` */
             claimant?: string;
@@ -2283,6 +2283,17 @@ export interface components {
             expiresAt?: string;
             /** @enum {string} */
             status?: "active" | "grace_period";
+            /** @description Extension (issue 24): when not available, every live claim overlapping the entry (the same entry, a directory above it, an entry under it, a symbol of it), earliest first; `claimant` and the fields above describe the first */
+            holders?: components["schemas"]["ClaimCheckHolder"][];
+        };
+        ClaimCheckHolder: {
+            /**
+             * @description The entry as it was claimed
+             * @example src/auth/token.ts#parseToken
+             */
+            file: string;
+            /** @description `agentName` or `agentName/subAgentName` */
+            claimant: string;
         };
         ReleaseResponse: {
             data: {
@@ -2292,7 +2303,7 @@ export interface components {
             meta: components["schemas"]["Meta"];
         };
         ReleaseRequest: {
-            /** @description Frees every active claim of yours that includes any of these files (all files of it); each path canonicalised, spellings of one file count once */
+            /** @description Frees every active claim of yours that includes any of these entries as claimed (all entries of it); each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once */
             files?: string[];
             /**
              * @description Frees every active claim of yours
@@ -8119,7 +8130,7 @@ export interface operations {
     getClaimCheck: {
         parameters: {
             query: {
-                /** @description Comma-separated paths, 1 to 20; each canonicalised like every file path field (any spelling of a file finds it), an invalid one answers 400 VALIDATION_ERROR */
+                /** @description Comma-separated entries, 1 to 20: files, directories (`src/auth/`) or symbols (`src/a.ts#parse`), each canonicalised like every claim entry (any spelling of an entry finds it), an invalid one answers 400 VALIDATION_ERROR */
                 files: string;
             };
             header?: never;
