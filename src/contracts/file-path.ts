@@ -54,6 +54,24 @@ const ENTRY_DESCRIPTION =
   "symbols of one file do not overlap. Responses show the canonical form";
 
 /**
+ * Route descriptions' paragraph on claim entries (issue 24 point 5), written once: the forms, the overlap
+ * rule, exactness, and what one identity may hold.
+ */
+export const CLAIM_ENTRIES_DOC =
+  "Directories and symbols (extension, issue 24): besides a file, an entry may be a directory (`src/auth/` or " +
+  "`src/auth/**`, canonical `src/auth/**`) covering every file and symbol under it, or a symbol " +
+  "(`src/auth/token.ts#parseToken`) covering one named symbol of one file (`#` then 1 to " +
+  `${MAX_SYMBOL_LENGTH} letters, digits, \`_\`, \`$\`, \`.\` or \`:\`; case-sensitive). Entries of two identities may ` +
+  "not overlap: a directory overlaps everything under it, a directory above it and the file of its own " +
+  "path (`src/auth`); a file overlaps every symbol of it; two different symbols of one file do not " +
+  "overlap, the same symbol does. A conflict item names the entry you sent and the overlapping holder " +
+  "(its warning names the holder's entry). Exact under races, also across instances: claim writes of a " +
+  "project are serialised. One identity may hold overlapping entries (a directory and a file inside it): " +
+  "each is its own entry, renewed and released on its own (releasing a directory keeps the files you " +
+  "claimed inside it). An invalid symbol name, or a `*` anywhere but a trailing `/**`, answers 400 " +
+  "VALIDATION_ERROR; brackets, parentheses and `?` are ordinary characters (`app/[id]/page.tsx`).";
+
+/**
  * The schema of a claim entry field (POST /claim, POST /begin, POST /release, a ticket's expectedFiles): a
  * string checked and rewritten to its canonical form (`checkEntry` in src/shared/file-path.ts).
  */
