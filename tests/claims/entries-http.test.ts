@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 import { board, liveFiles, ticket } from "../workflow/fixtures.ts";
 import { create, setup } from "../tickets/_helpers.ts";
+import { insertClaim } from "../helpers/fixtures.ts";
 
 // Issue 24 point 5 over HTTP: directory and symbol entries wherever a claimable file is accepted.
 
@@ -187,4 +188,21 @@ test("CLAIMQ-5 POST /begin claims a directory and refuses one that overlaps anot
   assert.equal(ok.status, 200, ok.text);
   assert.deepEqual(await liveFiles(b, b.dev.agentId), ["src/mine/**"]);
   assert.equal((await claim(b.other.token, ["src/mine/a.ts"])).status, 409);
+});
+
+test("CLAIMQ-5 the board's collisionWarnings count directory and symbol overlaps with expectedFiles", async () => {
+  const s = await setup();
+  const other = await pairAgent(s.projectId);
+  await create(other.token, { assignToSelf: true, expectedFiles: ["src/auth/token.ts", "lib/x.ts#f"] });
+  await create(other.token, { assignToSelf: true, expectedFiles: ["docs/"] });
+  await insertClaim(s.projectId, {
+    agentId: s.agent.agentId,
+    files: ["SRC/auth/**", "lib/x.ts#g", "docs/a.md"],
+  });
+  const res = await call("GET", "/board", { token: s.agent.token });
+  assert.equal(res.status, 200, res.text);
+  const warnings = res.body.data.collisionWarnings;
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.deepEqual(warnings[0].conflictingFiles, ["docs/**", "src/auth/token.ts"]);
+  assert.equal(warnings[0].tickets.length, 2);
 });
