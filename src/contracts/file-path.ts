@@ -45,7 +45,8 @@ export function filePathList(min: number, max: number, description: string) {
 const ENTRY_DESCRIPTION =
   "A claim entry, one of three forms: a file (`src/auth/token.ts`); a directory (`src/auth/` or `src/auth/**`, " +
   "one entry, canonical `src/auth/**`) covering every file and symbol under it; a symbol " +
-  `(\`src/auth/token.ts#parseToken\`: \`#\` then 1 to ${MAX_SYMBOL_LENGTH} letters, digits, \`_\`, \`$\`, \`.\` or \`:\`, ` +
+  `(\`src/auth/token.ts#parseToken\`: \`#\` then a name of letters, digits, \`_\`, \`$\`, \`.\` or \`:\`, ` +
+  `${MAX_SYMBOL_LENGTH} characters or fewer, ` +
   "case-sensitive) covering one named symbol of one file. The path part is canonicalised like every file path " +
   "(letter case ignored when compared). `#` always starts a symbol (an invalid symbol name answers 400 " +
   "VALIDATION_ERROR); a `*` anywhere but a trailing `/**` answers 400; brackets, parentheses and `?` are ordinary " +
@@ -60,8 +61,8 @@ const ENTRY_DESCRIPTION =
 export const CLAIM_ENTRIES_DOC =
   "Directories and symbols (extension, issue 24): besides a file, an entry may be a directory (`src/auth/` or " +
   "`src/auth/**`, canonical `src/auth/**`) covering every file and symbol under it, or a symbol " +
-  "(`src/auth/token.ts#parseToken`) covering one named symbol of one file (`#` then 1 to " +
-  `${MAX_SYMBOL_LENGTH} letters, digits, \`_\`, \`$\`, \`.\` or \`:\`; case-sensitive). Entries of two identities may ` +
+  "(`src/auth/token.ts#parseToken`) covering one named symbol of one file (`#` then a name of letters, " +
+  `digits, \`_\`, \`$\`, \`.\` or \`:\`, ${MAX_SYMBOL_LENGTH} characters or fewer; case-sensitive). Entries of two identities may ` +
   "not overlap: a directory overlaps everything under it, a directory above it and the file of its own " +
   "path (`src/auth`); a file overlaps every symbol of it; two different symbols of one file do not " +
   "overlap, the same symbol does. A conflict item names the entry you sent and the overlapping holder " +
