@@ -3,6 +3,7 @@ import { createApp } from "@/app.ts";
 import { openDatabase } from "@/db/dialect.ts";
 import { entriesOverlap } from "@/shared/file-path.ts";
 import { admin, callOn, env, newProject, test, type TestEnv } from "../helpers/mod.ts";
+import { board, ticket } from "../workflow/fixtures.ts";
 
 // Issue 24 point 5, exact under races: concurrent claims of overlapping entries (a directory, directories
 // inside it, a file and a symbol under them) by different agents have exactly one winner per overlapping
@@ -120,5 +121,32 @@ test("CLAIMQ-5 over 3 service instances on one PostgreSQL: still exactly one win
     await race([e, ...others]);
   } finally {
     await Promise.all(opened.map((o) => o.close()));
+  }
+});
+
+test("CLAIMQ-5 POST /begin of a directory racing POST /claim of a file under it: exactly one wins", async () => {
+  const e = await env();
+  for (let round = 0; round < 4; round++) {
+    const b = await board();
+    const t = await ticket(b, { status: "backlog" });
+    const beginCall = () =>
+      callOn(e, "POST", "/api/begin", {
+        token: b.dev.token,
+        body: { ticketId: t.ref, files: [`race${round}/`] },
+      });
+    const claimCall = () =>
+      callOn(e, "POST", "/api/claim", {
+        token: b.other.token,
+        body: { files: [`race${round}/deep/x.ts#f`] },
+      });
+    const results = round % 2 === 0
+      ? await Promise.all([beginCall(), claimCall()])
+      : (await Promise.all([claimCall(), beginCall()])).reverse();
+    assert.deepEqual(
+      results.map((r) => r.status).sort(),
+      [200, 409],
+      results.map((r) => r.text).join("\n"),
+    );
+    assertNoOverlap(await liveEntries(e, b.projectId));
   }
 });
