@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import { env, test } from "../helpers/mod.ts";
 import { checkEntry, entriesOverlap, fileKey, parseEntry, sameFile } from "@/shared/file-path.ts";
 import { entryKeySql, entryOverlapsSql } from "@/domain/core/claim-holders.ts";
+import { handoffWarnings } from "@/domain/handoff/warnings.ts";
 
 // Issue 24 point 5: the forms of a claim entry (file, directory, symbol), their canonical spelling, and the
 // one overlap rule (`entriesOverlap`) with its SQL counterpart (`entryOverlapsSql`), which must agree.
@@ -132,4 +133,18 @@ test("CLAIMQ-5 entryOverlapsSql and entryKeySql agree with entriesOverlap and fi
     entryOverlapsSql("v.file", ["src/b.ts", "src/a.ts#x"])
   } AS o FROM (VALUES ('src/a.ts#y'), ('src/a.ts')) AS v(file) ORDER BY v.file`.execute(db);
   assert.deepEqual(rows.map((r) => r.o), [true, false], "any of several entries");
+});
+
+test("CLAIMQ-5 handoff's unlogged-work warning: a released directory or symbol is logged by an entry on a file it covers", () => {
+  const entry = (fileRef: string | null, content = "Did things") => ({ type: "CHANGED", content, fileRef });
+  const warn = (released: string[], entries: ReturnType<typeof entry>[]) =>
+    handoffWarnings({ ticket: null, entries, releasedFiles: released, artifacts: [] }).warnings;
+  assert.deepEqual(
+    warn(["src/auth/**", "src/a.ts#parse"], [entry("SRC/auth/login.ts"), entry("src/a.ts")]),
+    [],
+  );
+  assert.deepEqual(warn(["src/auth/**"], [entry(null, "Reworked src/auth: split the module")]), []);
+  assert.deepEqual(warn(["src/auth/**", "src/a.ts#parse"], [entry("src/authz/x.ts"), entry("src/b.ts")]), [
+    "Unlogged work: no ledger entry mentions src/auth/**, src/a.ts#parse",
+  ]);
 });
