@@ -67,8 +67,8 @@ async function writeWithRetries(db: Trx, input: AcquireInput, first: ClaimPlan):
   await sql`SAVEPOINT claim_write`.execute(db);
   for (let write = 1;; write++) {
     try {
+      // The savepoint is not released: the transaction's end does it, one round trip fewer per claim.
       await writeClaim(db, input, plan);
-      await sql`RELEASE SAVEPOINT claim_write`.execute(db);
       return plan.result;
     } catch (error) {
       if (!RETRIED.has(sqlState(error) ?? "")) throw error;
