@@ -387,7 +387,7 @@ export interface paths {
         put?: never;
         /**
          * Begin a ticket: claim files and start it, atomically (tool svc_ticket_begin)
-         * @description Scope write:ticket, generator role (another role: 403 FORBIDDEN with guidance; orchestrators get recovery MINT_SUBAGENT_SESSION). Design : in ONE transaction, acknowledges the criteria when acknowledgeCriteria is true, claims `files` for the ticket, moves it to in_progress with the caller as assignee (from any open status; a ticket already in progress and unassigned or the caller's is re-begun without a status write), links the caller's session to the ticket, and writes an AGENT_ASSIGNED entry when the caller became assignee. Any refusal leaves nothing half-applied. Errors: 400 VALIDATION_ERROR (body; guard 3 in medium, strict and auto: unacknowledged criteria give recovery ACKNOWLEDGE_CRITERIA with details.acceptanceCriteria and details.nextStep to retry with acknowledgeCriteria: true; no criteria give recovery ADD_CRITERIA with details.nextStep to call POST /ticket/{id}/acknowledge (svc_ticket_acknowledge) with additionalCriteria); 403 FORBIDDEN (role), 403 VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT (a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); 422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress).
+         * @description Scope write:ticket, generator role (another role: 403 FORBIDDEN with guidance; orchestrators get recovery MINT_SUBAGENT_SESSION). Design : in ONE transaction, acknowledges the criteria when acknowledgeCriteria is true, claims `files` for the ticket, moves it to in_progress with the caller as assignee (from any open status; a ticket already in progress and unassigned or the caller's is re-begun without a status write), links the caller's session to the ticket, and writes an AGENT_ASSIGNED entry when the caller became assignee. Any refusal leaves nothing half-applied. Errors: 400 VALIDATION_ERROR (body; guard 3 in medium, strict and auto: unacknowledged criteria give recovery ACKNOWLEDGE_CRITERIA with details.acceptanceCriteria and details.nextStep to retry with acknowledgeCriteria: true; no criteria give recovery ADD_CRITERIA with details.nextStep to call POST /ticket/{id}/acknowledge (svc_ticket_acknowledge) with additionalCriteria); 403 FORBIDDEN (role), 403 VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT (a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); 422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress). `files` takes directory (`src/auth/`) and symbol (`src/a.ts#parse`) entries as POST /claim does (extension, issue 24): an entry that overlaps another identity's claim is a 409 CONFLICT.
          */
         post: operations["postBegin"];
         delete?: never;
@@ -431,6 +431,8 @@ export interface paths {
          *
          *     Paths (extension for case-insensitive file systems): paths that differ only in letter case are one file (`SRC/A.ts` and `src/a.ts`); a claim stores the spelling you gave, a file held under another spelling conflicts as any held file (the conflict item carries the spelling you sent, its warning the one it is held under), a re-claim under another spelling renews it and the answer shows the held spelling; spellings of one file in one request count once. A path with an invisible format character (Unicode category Cf: U+200B, U+FEFF, U+202E...) answers 400 VALIDATION_ERROR like other invalid paths.
          *
+         *     Directories and symbols (extension, issue 24): besides a file, an entry may be a directory (`src/auth/` or `src/auth/**`, canonical `src/auth/**`) covering every file and symbol under it, or a symbol (`src/auth/token.ts#parseToken`) covering one named symbol of one file (`#` then a name of letters, digits, `_`, `$`, `.` or `:`, 200 characters or fewer; case-sensitive). Entries of two identities may not overlap: a directory overlaps everything under it, a directory above it and the file of its own path (`src/auth`); a file overlaps every symbol of it; two different symbols of one file do not overlap, the same symbol does. A conflict item names the entry you sent and the overlapping holder (its warning names the holder's entry). Exact under races, also across instances: claim writes of a project are serialised. One identity may hold overlapping entries (a directory and a file inside it): each is its own entry, renewed and released on its own (releasing a directory keeps the files you claimed inside it). An invalid symbol name, or a `*` anywhere but a trailing `/**`, answers 400 VALIDATION_ERROR; brackets, parentheses and `?` are ordinary characters (`app/[id]/page.tsx`).
+         *
          *     Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). 429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); 429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.
          */
         post: operations["postClaim"];
@@ -449,7 +451,7 @@ export interface paths {
         };
         /**
          * Check who holds files
-         * @description Scope read:board. Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is `available` when no live claim holds it (expired claims and claims past their grace period do not count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`). Letter case is ignored, as by POST /claim: a file held as `SRC/A.ts` is reported held when asked as `src/a.ts` (under the spelling asked).
+         * @description Scope read:board. Query `files`: comma-separated, 1 to 20 paths (missing, empty or more than 20: 400). A file is `available` when no live claim holds it (expired claims and claims past their grace period do not count); otherwise `claimant` (`agentName` or `agentName/subAgentName`), `isSelf`, `isStale` (older than 10 minutes), `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`). Letter case is ignored, as by POST /claim: a file held as `SRC/A.ts` is reported held when asked as `src/a.ts` (under the spelling asked). Directories and symbols (extension, issue 24): an entry is not available when any live claim overlaps it (the same entry, a directory above it, an entry under it, a symbol of it, the file of a symbol); `claimant` and its fields name the earliest such claim and `holders[] { file, claimant }` lists every one (two symbol holders for a whole-file check).
          */
         get: operations["getClaimCheck"];
         put?: never;
@@ -471,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Release your claims
-         * @description Scope write:claim, any role (releasing is not claiming). Send exactly one of `files` (frees every active claim of yours that includes any of the files, with all the files of those claims) or `all: true` (every active claim of yours); both or neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never touched. `files` match your claims without regard to letter case (`src/a.ts` releases your claim on `SRC/A.ts`). Response `{ released }`: the freed files as they were claimed, sorted, empty when nothing matched. Writes a CONTEXT ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). 429 BACKPRESSURE over 30 release calls in 5 minutes per agent.
+         * @description Scope write:claim, any role (releasing is not claiming). Send exactly one of `files` (frees every active claim of yours that includes any of the files, with all the files of those claims) or `all: true` (every active claim of yours); both or neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never touched. `files` match your claims without regard to letter case (`src/a.ts` releases your claim on `SRC/A.ts`); a directory or symbol entry matches the same entry as claimed (`src/auth/` releases your claim of `src/auth/**`, not your claims of files inside it). Response `{ released }`: the freed files as they were claimed, sorted, empty when nothing matched. Writes a CONTEXT ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). 429 BACKPRESSURE over 30 release calls in 5 minutes per agent.
          */
         post: operations["postRelease"];
         delete?: never;
@@ -1791,7 +1793,7 @@ export interface components {
             /** @description Up to 2000 characters; a project may require it (requireDescription) */
             description?: string | null;
             /**
-             * @description 1 to 50 repository paths you expect to touch; each path canonicalised, spellings of one file count once
+             * @description 1 to 50 repository entries you expect to touch; each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once
              * @example [
              *       "src/auth/login.ts"
              *     ]
@@ -2207,7 +2209,7 @@ export interface components {
         BeginRequest: {
             /** @description Ticket UUID or <PREFIX>-<number> key */
             ticketId: string;
-            /** @description 1 to 20 paths to claim for the ticket; each path canonicalised, spellings of one file count once */
+            /** @description 1 to 20 entries to claim for the ticket; each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once */
             files: string[];
             /** @description true acknowledges the ticket's acceptance criteria before starting (guard 3) */
             acknowledgeCriteria?: boolean;
@@ -2304,7 +2306,7 @@ export interface components {
             recovery: components["schemas"]["Recovery"];
         };
         ClaimRequest: {
-            /** @description 1 to 20 paths; each path canonicalised, spellings of one file count once */
+            /** @description 1 to 20 entries; each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once */
             files: string[];
             /** @description Ticket UUID or key (`PREFIX-n`); links the claim to the ticket */
             ticketId?: string;
@@ -2323,7 +2325,7 @@ export interface components {
         };
         ClaimCheckItem: {
             file: string;
-            /** @description True when no live claim of anyone (you included) holds it */
+            /** @description True when no live claim of anyone (you included) holds it or an overlapping entry (a directory above it, an entry under it, a symbol of it) */
             available: boolean;
             /** @description `agentName` or `agentName/subAgentName` */
             claimant?: string;
@@ -2334,6 +2336,17 @@ export interface components {
             expiresAt?: string;
             /** @enum {string} */
             status?: "active" | "grace_period";
+            /** @description Extension (issue 24): when not available, every live claim overlapping the entry (the same entry, a directory above it, an entry under it, a symbol of it), earliest first; `claimant` and the fields above describe the first */
+            holders?: components["schemas"]["ClaimCheckHolder"][];
+        };
+        ClaimCheckHolder: {
+            /**
+             * @description The entry as it was claimed
+             * @example src/auth/token.ts#parseToken
+             */
+            file: string;
+            /** @description `agentName` or `agentName/subAgentName` */
+            claimant: string;
         };
         ReleaseResponse: {
             data: {
@@ -2343,7 +2356,7 @@ export interface components {
             meta: components["schemas"]["Meta"];
         };
         ReleaseRequest: {
-            /** @description Frees every active claim of yours that includes any of these files (all files of it); each path canonicalised, spellings of one file count once */
+            /** @description Frees every active claim of yours that includes any of these entries as claimed (all entries of it); each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once */
             files?: string[];
             /**
              * @description Frees every active claim of yours
@@ -8189,7 +8202,7 @@ export interface operations {
     getClaimCheck: {
         parameters: {
             query: {
-                /** @description Comma-separated paths, 1 to 20; each canonicalised like every file path field (any spelling of a file finds it), an invalid one answers 400 VALIDATION_ERROR */
+                /** @description Comma-separated entries, 1 to 20: files, directories (`src/auth/`) or symbols (`src/a.ts#parse`), each canonicalised like every claim entry (any spelling of an entry finds it), an invalid one answers 400 VALIDATION_ERROR */
                 files: string;
             };
             header?: never;

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CLAIM_HOLD_STATUSES } from "@/shared/vocabulary.ts";
 import { envelope, RecoverySchema } from "./common.ts";
-import { filePathList } from "./file-path.ts";
+import { claimEntryList } from "./file-path.ts";
 
 /** (design) Upper bound of `estimatedSeconds`: one day. */
 export const MAX_ESTIMATED_SECONDS = 86_400;
@@ -14,7 +14,7 @@ export const NextActionSchema = z.object({
 }).openapi("NextAction");
 
 export const ClaimBody = z.object({
-  files: filePathList(1, MAX_CLAIM_FILES, `1 to ${MAX_CLAIM_FILES} paths`),
+  files: claimEntryList(1, MAX_CLAIM_FILES, `1 to ${MAX_CLAIM_FILES} entries`),
   ticketId: z.string().min(1).max(64).optional().openapi({
     description: "Ticket UUID or key (`PREFIX-n`); links the claim to the ticket",
   }),
@@ -76,16 +76,27 @@ export const ClaimConflictError = z.object({
 export const ClaimCheckQuery = z.object({
   files: z.string().min(1).openapi({
     description:
-      `Comma-separated paths, 1 to ${MAX_CLAIM_FILES}; each canonicalised like every file path field (any spelling of a ` +
-      "file finds it), an invalid one answers 400 VALIDATION_ERROR",
+      `Comma-separated entries, 1 to ${MAX_CLAIM_FILES}: files, directories (\`src/auth/\`) or symbols ` +
+      "(`src/a.ts#parse`), each canonicalised like every claim entry (any spelling of an entry finds it), an " +
+      "invalid one answers 400 VALIDATION_ERROR",
     example: "src/a.ts,src/b.ts",
   }),
 });
 
+export const ClaimCheckHolder = z.object({
+  file: z.string().openapi({
+    description: "The entry as it was claimed",
+    example: "src/auth/token.ts#parseToken",
+  }),
+  claimant: z.string().openapi({ description: "`agentName` or `agentName/subAgentName`" }),
+}).openapi("ClaimCheckHolder");
+
 export const ClaimCheckItem = z.object({
   file: z.string(),
   available: z.boolean().openapi({
-    description: "True when no live claim of anyone (you included) holds it",
+    description:
+      "True when no live claim of anyone (you included) holds it or an overlapping entry (a directory above " +
+      "it, an entry under it, a symbol of it)",
   }),
   claimant: z.string().optional().openapi({ description: "`agentName` or `agentName/subAgentName`" }),
   isSelf: z.boolean().optional().openapi({ description: "The claim is yours (same agent and sub-agent)" }),
@@ -93,6 +104,12 @@ export const ClaimCheckItem = z.object({
   claimedAt: z.string().optional(),
   expiresAt: z.string().optional(),
   status: z.enum(CLAIM_HOLD_STATUSES).optional(),
+  holders: z.array(ClaimCheckHolder).optional().openapi({
+    description:
+      "Extension (issue 24): when not available, every live claim overlapping the entry (the same entry, a " +
+      "directory above it, an entry under it, a symbol of it), earliest first; `claimant` and the fields " +
+      "above describe the first",
+  }),
 }).openapi("ClaimCheckItem");
 
 export const ClaimCheckResponse = envelope(z.object({ files: z.array(ClaimCheckItem) })).openapi(
@@ -100,10 +117,10 @@ export const ClaimCheckResponse = envelope(z.object({ files: z.array(ClaimCheckI
 );
 
 export const ReleaseBody = z.object({
-  files: filePathList(
+  files: claimEntryList(
     1,
     100,
-    "Frees every active claim of yours that includes any of these files (all files of it)",
+    "Frees every active claim of yours that includes any of these entries as claimed (all entries of it)",
   ).optional(),
   all: z.literal(true).optional().openapi({ description: "Frees every active claim of yours" }),
 }).refine((b) => (b.files !== undefined) !== (b.all !== undefined), {

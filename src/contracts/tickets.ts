@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { filePathList } from "./file-path.ts";
+import { claimEntryList } from "./file-path.ts";
 import { envelope, PaginationSchema } from "./common.ts";
 import { CI_STATES } from "@/shared/vocabulary.ts";
 
@@ -45,7 +45,7 @@ export const CriterionInput = z.looseObject({
     "title (or text) 1 to 500; optional requiresEvidence and source; extra keys are stored and returned",
 });
 
-const ExpectedFiles = filePathList(1, 50, "1 to 50 repository paths you expect to touch").openapi({
+const ExpectedFiles = claimEntryList(1, 50, "1 to 50 repository entries you expect to touch").openapi({
   example: ["src/auth/login.ts"],
 });
 

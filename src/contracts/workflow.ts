@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ARTIFACT_TYPES, TICKET_ACTIONS } from "@/shared/vocabulary.ts";
-import { filePathList } from "./file-path.ts";
+import { claimEntryList, filePathList } from "./file-path.ts";
 import { envelope, ReviewModeSchema } from "./common.ts";
 import { BranchSchema, PrioritySchema, RiskClassSchema, TicketSchema } from "./tickets.ts";
 
@@ -178,7 +178,7 @@ export const ArtifactListResponse = envelope(
 
 export const BeginBody = z.object({
   ticketId: TicketRef,
-  files: filePathList(1, 20, "1 to 20 paths to claim for the ticket"),
+  files: claimEntryList(1, 20, "1 to 20 entries to claim for the ticket"),
   acknowledgeCriteria: z.boolean().optional().openapi({
     description: "true acknowledges the ticket's acceptance criteria before starting (guard 3)",
   }),

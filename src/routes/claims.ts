@@ -11,6 +11,7 @@ import {
   ReleaseResponse,
 } from "@/contracts/claims.ts";
 import { errorResponses } from "@/contracts/common.ts";
+import { CLAIM_ENTRIES_DOC } from "@/contracts/file-path.ts";
 import { CLAIM_GRACE_MS, DEFAULT_CLAIM_MS, STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 import { BACKPRESSURE } from "@/domain/ledger/backpressure.ts";
 import { checkClaims, claimFiles, releaseOwnClaims } from "@/domain/claims/verbs.ts";
@@ -53,6 +54,7 @@ export const claimRoute = defineRoute({
     "spelling; spellings of one file in one request count once. A path with an invisible format character " +
     "(Unicode category Cf: U+200B, U+FEFF, U+202E ...) answers 400 VALIDATION_ERROR like other invalid " +
     "paths.\n\n" +
+    `${CLAIM_ENTRIES_DOC}\n\n` +
     `Expiry: \`estimatedSeconds\` (positive integer up to ${MAX_ESTIMATED_SECONDS}) sets expiresAt = now + ` +
     `estimatedSeconds; without it a first claim and a re-claim expire ${
       minutes(DEFAULT_CLAIM_MS)
@@ -96,7 +98,10 @@ export const claimCheckRoute = defineRoute({
     `than ${minutes(STALE_CLAIM_MS)} minutes),` +
     " `claimedAt`, `expiresAt` and `status` (`active` or `grace_period`). Letter case is " +
     "ignored, as by POST /claim: a file held as `SRC/A.ts` is reported held when asked as `src/a.ts` (under " +
-    "the spelling asked).",
+    "the spelling asked). Directories and symbols (extension, issue 24): an entry is not available when " +
+    "any live claim overlaps it (the same entry, a directory above it, an entry under it, a symbol of it, " +
+    "the file of a symbol); `claimant` and its fields name the earliest such claim and `holders[] { file, " +
+    "claimant }` lists every one (two symbol holders for a whole-file check).",
   request: { query: ClaimCheckQuery },
   responses: {
     200: { description: "Holders", content: { "application/json": { schema: ClaimCheckResponse } } },
@@ -113,7 +118,8 @@ export const releaseRoute = defineRoute({
     "files, with all the files of those claims) or `all: true` (every active claim of yours); both or " +
     "neither: 400. Only your own claims (same agent and sub-agent) are freed; other holders are never " +
     "touched. `files` match your claims without regard to letter case (`src/a.ts` releases your claim on " +
-    "`SRC/A.ts`). Response `{ released }`: the freed files as they were claimed, sorted, empty when nothing " +
+    "`SRC/A.ts`); a directory or symbol entry matches the same entry as claimed (`src/auth/` releases your " +
+    "claim of `src/auth/**`, not your claims of files inside it). Response `{ released }`: the freed files as they were claimed, sorted, empty when nothing " +
     "matched. Writes a CONTEXT " +
     "ledger entry and a `claim.released` event. Not gated by LEDGER_STALE (releasing ends the condition). " +
     `429 BACKPRESSURE over ${budget("release")} per agent.`,

@@ -188,7 +188,9 @@ export const beginRoute = defineRoute({
     "VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT " +
     "(a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another " +
     "agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); " +
-    "422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress).",
+    "422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress). `files` takes " +
+    "directory (`src/auth/`) and symbol (`src/a.ts#parse`) entries as POST /claim does (extension, issue 24): " +
+    "an entry that overlaps another identity's claim is a 409 CONFLICT.",
   request: { body: { required: true, content: { "application/json": { schema: BeginBody } } } },
   responses: {
     200: { description: "Begun", content: { "application/json": { schema: BeginResponse } } },

@@ -1,13 +1,21 @@
 import assert from "node:assert/strict";
-import { planClaim, writeClaimAlone } from "@/domain/claims/acquire.ts";
+import { acquireLocked, planClaim } from "@/domain/claims/acquire.ts";
+import type { Holder } from "@/domain/core/claim-holders.ts";
 import type { AcquireInput } from "@/domain/claims/types.ts";
 import { liveHolders } from "@/domain/core/claim-holders.ts";
 import { DomainError } from "@/domain/core/errors.ts";
 import { advanceClock, type AgentFixture, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
 
-// POST /claim decides from the holders it read, then writes everything in ONE statement without a
-// transaction (src/domain/claims/write.ts). These tests change the holders between the read and the write,
-// as a concurrent call on another instance would, and check that the statement writes nothing at all.
+// A claim decides from the holders it read, then writes everything in ONE statement (src/domain/claims/
+// write.ts). Claims serialise on the project's claim lock; these tests change the holders between the read
+// and the write anyway (the unique index stays a backstop, and a release takes no lock), and check that the
+// statement writes nothing at all.
+
+/** The write of a claim planned from `holders` read earlier (stale by now), in a transaction of its own. */
+async function writeStale(input: AcquireInput, holders: Holder[]) {
+  const { db } = await env();
+  return await db.transaction().execute((trx) => acquireLocked(trx, input, holders));
+}
 
 async function claim(token: string, files: string[], extra: Record<string, unknown> = {}) {
   const res = await call("POST", "/claim", { token, body: { files, ...extra } });
@@ -60,12 +68,13 @@ test("CLAIM-023 CLAIM-024 a free file taken between the read and the write: 409 
   const b = await pairAgent(projectId);
   const { db } = await env();
   const input = await inputOf(b, ["src/x.ts", "src/y.ts"]);
-  const plan = planClaim(input, await liveHolders(db, projectId, input.files, input.now));
+  const stale = await liveHolders(db, projectId, input.files, input.now);
+  const plan = planClaim(input, stale);
   assert.deepEqual(plan.split.free, ["src/x.ts", "src/y.ts"]);
   await claim(a.token, ["src/y.ts"]);
   const before = await writes(projectId);
 
-  const error = await refusal(writeClaimAlone(db, input, plan));
+  const error = await refusal(writeStale(input, stale));
   assert.equal(error.code, "CONFLICT");
   const conflicts = error.details!.conflicts as { file: string; claimantName: string }[];
   assert.deepEqual(conflicts.map((c) => [c.file, c.claimantName]), [["src/y.ts", a.name]]);
@@ -80,12 +89,13 @@ test("CLAIM-022 an own claim released between the read and the renewal: 409, not
   await claim(b.token, ["src/x.ts"]);
   const { db } = await env();
   const input = await inputOf(b, ["src/x.ts", "src/new.ts"]);
-  const plan = planClaim(input, await liveHolders(db, projectId, input.files, input.now));
+  const stale = await liveHolders(db, projectId, input.files, input.now);
+  const plan = planClaim(input, stale);
   assert.deepEqual(plan.split.own.map((h) => h.file), ["src/x.ts"]);
   assert.equal((await call("POST", "/release", { token: b.token, body: { all: true } })).status, 200);
   const before = await writes(projectId);
 
-  const error = await refusal(writeClaimAlone(db, input, plan));
+  const error = await refusal(writeStale(input, stale));
   assert.equal(error.code, "CONFLICT");
   const conflicts = error.details!.conflicts as { file: string; warning: string }[];
   assert.deepEqual(conflicts.map((c) => c.file), ["src/x.ts"]);

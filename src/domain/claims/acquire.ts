@@ -1,26 +1,46 @@
 import { sql } from "kysely";
-import type { DbOrTrx, Trx } from "@/db/database.ts";
+import type { Trx } from "@/db/database.ts";
 import { identityName } from "@/domain/core/actor.ts";
 import { DomainError } from "@/domain/core/errors.ts";
 import { type ClaimConflict, conflictOf } from "./conflicts.ts";
 import { type Holder, liveHolders } from "@/domain/core/claim-holders.ts";
-import { fileKey } from "@/shared/file-path.ts";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
+import { entriesOverlap, fileKey, sameFile } from "@/shared/file-path.ts";
 import { writeClaim } from "./write.ts";
 import { sqlState } from "@/db/errors.ts";
 import { DEFAULT_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 import type { AcquireInput, AcquireResult, ClaimPlan, ClaimView, FileSplit } from "./types.ts";
 
 /**
- * Claims `files` for the caller inside the caller's transaction, all or nothing: dead claims of those
- * files are released, the caller's own live claims renewed (restored when their session ended within
- * the grace period), files held by the parent with `allowSubAgents` inherited, and the rest inserted as
- * one new claim. Any file held by another identity refuses the whole request with 409 CONFLICT
- * (`details.conflicts`). The holders, then every write (`writeClaim`) under a savepoint, retried as
- * `writeClaimAlone` retries it (a file lost to the caller's own concurrent claim is renewed).
+ * Claims `files` (entries: files, directories, symbols) for the caller inside the caller's transaction,
+ * all or nothing: the project's claim lock first (`lockProjectClaims`: every claim write takes it, so the
+ * overlap check below is exact across connections and instances), then the live holders of overlapping
+ * entries, then the plan and its write (`acquireLocked`).
  */
 export async function acquireClaims(trx: Trx, input: AcquireInput): Promise<AcquireResult> {
-  const plan = planClaim(input, await liveHolders(trx, input.projectId, uniqueFiles(input), input.now));
-  return await writeWithRetries(trx, input, plan, true);
+  await lockProjectClaims(trx, input.projectId);
+  return await acquireLocked(
+    trx,
+    input,
+    await liveHolders(trx, input.projectId, uniqueFiles(input), input.now),
+  );
+}
+
+/**
+ * The plan and write of a claim whose project claim lock `trx` holds, from `holders` read after the lock:
+ * dead claims of overlapping entries are released, the caller's own live claims of the same entries
+ * renewed (restored when their session ended within the grace period), entries held by the parent with
+ * `allowSubAgents` inherited, and the rest inserted as one new claim. Any entry overlapped by an entry of
+ * another identity refuses the whole request with 409 CONFLICT (`details.conflicts`). The write
+ * (`writeClaim`) runs under a savepoint and is retried as `writeWithRetries` says (the one-holder index
+ * stays a backstop).
+ */
+export async function acquireLocked(
+  trx: Trx,
+  input: AcquireInput,
+  holders: Holder[],
+): Promise<AcquireResult> {
+  return await writeWithRetries(trx, input, planClaim(input, holders));
 }
 
 /**
@@ -30,46 +50,29 @@ export async function acquireClaims(trx: Trx, input: AcquireInput): Promise<Acqu
 const MAX_WRITES = 3;
 
 /**
- * POST /claim's write, alone (no transaction): one statement that is all or nothing by itself, retried
- * as `writeWithRetries` says. The retry is a loop over statements, not a process-local lock, so it holds
- * across instances.
- */
-export async function writeClaimAlone(
-  db: DbOrTrx,
-  input: AcquireInput,
-  first: ClaimPlan,
-): Promise<AcquireResult> {
-  return await writeWithRetries(db, input, first, false);
-}
-
-/**
  * The guarded claim statement (`writeClaim`), which writes everything or nothing: a renewal or insert
  * lost to a concurrent call aborts it (division by zero), as does a lost lock race (deadlock, unique
  * violation). The claim is then planned again from the holders now (a new statement: under READ
  * COMMITTED it sees what the winner committed, and the lost insert waited for the winner to end): a
  * file another identity took answers its 409 naming that holder, one the caller's own concurrent claim
  * took is renewed, and one that is free again is inserted (an identity is never refused by itself); an
- * own claim released meanwhile answers CLAIM-022's 409. Inside a transaction (`savepoint`), the
- * statement runs under a savepoint rolled back when it fails, so the transaction goes on, and the
+ * own claim released meanwhile answers CLAIM-022's 409. Under the project's claim lock another claim
+ * cannot win a file meanwhile; the retries stay for the one-holder index as a backstop and for own claims
+ * released meanwhile. The statement runs under a savepoint rolled back when it fails, so the transaction goes on, and the
  * failed write's locks (the event counter's included) are let go before the next: a retry never waits
  * for a lock while holding the counter, which every concurrent claim of the project waits for.
  */
-async function writeWithRetries(
-  db: DbOrTrx,
-  input: AcquireInput,
-  first: ClaimPlan,
-  savepoint: boolean,
-): Promise<AcquireResult> {
+async function writeWithRetries(db: Trx, input: AcquireInput, first: ClaimPlan): Promise<AcquireResult> {
   let plan = first;
-  if (savepoint) await sql`SAVEPOINT claim_write`.execute(db);
+  await sql`SAVEPOINT claim_write`.execute(db);
   for (let write = 1;; write++) {
     try {
+      // The savepoint is not released: the transaction's end does it, one round trip fewer per claim.
       await writeClaim(db, input, plan);
-      if (savepoint) await sql`RELEASE SAVEPOINT claim_write`.execute(db);
       return plan.result;
     } catch (error) {
       if (!RETRIED.has(sqlState(error) ?? "")) throw error;
-      if (savepoint) await sql`ROLLBACK TO SAVEPOINT claim_write`.execute(db);
+      await sql`ROLLBACK TO SAVEPOINT claim_write`.execute(db);
     }
     const holders = await liveHolders(db, input.projectId, plan.files, input.now);
     const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
@@ -141,18 +144,31 @@ function racedItem(file: string, now: Date): ClaimConflict {
   };
 }
 
-/** Sorts each requested file by its live holder (own, inherited, conflict or free). */
+/**
+ * Sorts each requested entry by the live holders of overlapping entries (`entriesOverlap`): a conflict
+ * when another identity holds one (the earliest claimed is named), else own or inherited when the caller
+ * (or its parent, with `allowSubAgents`) holds the same entry, else free. An entry that only overlaps the
+ * caller's own entries (a file inside a directory it holds, a symbol of a file it holds) is free: the
+ * same identity may hold overlapping entries, each claimed, renewed and released on its own.
+ */
 export function splitFiles(files: string[], holders: Holder[], input: AcquireInput): FileSplit {
-  const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
+  const ordered = [...holders].sort(byClaimedAt);
   const split: FileSplit = { own: [], inherited: [], conflicts: [], free: [] };
   for (const file of files) {
-    const holder = byFile.get(fileKey(file));
-    if (!holder) split.free.push(file);
-    else if (isSelf(holder, input)) split.own.push(holder);
-    else if (inheritsFrom(holder, input)) split.inherited.push(holder);
-    else split.conflicts.push(conflictFor(file, holder, input));
+    const overlapping = ordered.filter((h) => entriesOverlap(h.file, file));
+    const other = overlapping.find((h) => !isSelf(h, input) && !inheritsFrom(h, input));
+    const same = overlapping.find((h) => sameFile(h.file, file));
+    if (other) split.conflicts.push(conflictFor(file, other, input));
+    else if (!same) split.free.push(file);
+    else if (isSelf(same, input)) split.own.push(same);
+    else split.inherited.push(same);
   }
   return split;
+}
+
+/** Holders in the order they claimed (then by entry): the first conflicting holder is the earliest. */
+export function byClaimedAt(a: Holder, b: Holder): number {
+  return a.claimedAt.getTime() - b.claimedAt.getTime() || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0);
 }
 
 /**
@@ -162,6 +178,15 @@ export function splitFiles(files: string[], holders: Holder[], input: AcquireInp
 function conflictFor(file: string, holder: Holder, input: AcquireInput): ClaimConflict {
   const conflict = conflictOf(holder, input, input.now);
   if (holder.file === file) return conflict;
+  if (!sameFile(holder.file, file)) {
+    return {
+      ...conflict,
+      file,
+      warning:
+        `${conflict.warning} (${holder.file} overlaps ${file}: a directory covers everything under it, ` +
+        `a file every symbol of it)`,
+    };
+  }
   return {
     ...conflict,
     file,

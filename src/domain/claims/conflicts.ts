@@ -88,7 +88,7 @@ export function conflictOf(holder: Holder, requester: Requester, now: Date): Cla
 
 /**
  * A file held by the caller's own agent under another identity, named as it is. (The caller's own
- * identity is never a conflict: a concurrent claim of its own is renewed, see `writeClaimAlone`; the
+ * identity is never a conflict: a concurrent claim of its own is renewed, see `acquireLocked`; the
  * last branch only answers a claim that kept losing that race.)
  */
 function ownAgentConflict(

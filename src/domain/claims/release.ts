@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { eventCtes } from "@/domain/core/record-event.ts";
 import { lockEntryTickets } from "@/domain/core/system-entry.ts";
+import { fileKeyIn } from "@/domain/core/claim-holders.ts";
 
 export interface ReleaseInput {
   projectId: string;
@@ -10,7 +11,7 @@ export interface ReleaseInput {
   subAgentName?: string | null;
   /** Matches the claims of the agent and of every sub-agent of it (ignores `subAgentName`). */
   withSubAgents?: boolean;
-  /** Frees every claim that includes any of these files (whole claims). */
+  /** Frees every claim that includes any of these entries as claimed (same entry, `fileKey`; whole claims). */
   files?: string[];
   /** Frees every claim of the identity (or of the ticket, with `ticketId`). */
   all?: boolean;
@@ -160,7 +161,7 @@ function releaseFilter(input: ReleaseInput, matches: boolean): RawBuilder<unknow
   if (input.files && input.files.length > 0 && !input.all) {
     where.push(sql`id IN (
       SELECT claim_id FROM claim_files WHERE project_id = ${projectId}::uuid AND released_at IS NULL
-        AND lower(file) IN (${sql.join(input.files.map((f) => sql`lower(${f})`))})
+        AND ${fileKeyIn("file", input.files)}
     )`);
   }
   return sql.join(where, sql` AND `);

@@ -1,10 +1,12 @@
 import { type RawBuilder, sql } from "kysely";
 import type { ActorCtx } from "@/domain/core/context.ts";
-import { fail } from "@/domain/core/errors.ts";
-import { checkPath } from "@/shared/file-path.ts";
+import { DomainError, fail } from "@/domain/core/errors.ts";
+import { checkEntry } from "@/shared/file-path.ts";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
+import type { Trx } from "@/db/database.ts";
 import { ticketIdQuery, ticketNotFound } from "@/domain/core/ticket-refs.ts";
 import { backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
-import { planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
+import { acquireLocked, byClaimedAt, uniqueFiles } from "./acquire.ts";
 import type { AcquireInput, AcquireResult } from "./types.ts";
 import {
   type Holder,
@@ -13,7 +15,7 @@ import {
   holdersQuery,
   liveHolders,
 } from "@/domain/core/claim-holders.ts";
-import { fileKey } from "@/shared/file-path.ts";
+import { entriesOverlap } from "@/shared/file-path.ts";
 import { MAX_CLAIM_FILES } from "@/contracts/claims.ts";
 import { isStale } from "@/domain/core/claim-policy.ts";
 import { identityName } from "@/domain/core/actor.ts";
@@ -28,9 +30,11 @@ export interface ClaimRequest {
 }
 
 /**
- * POST /claim: claims files for the caller (all or nothing), with the per-agent claim budget. Two
- * statements, no transaction: the budget's hit (counted for every attempt), the ticket and the holders
- * of the files; then, decided from them, every write at once (`writeClaimAlone`).
+ * POST /claim: claims entries for the caller (all or nothing), with the per-agent claim budget. One
+ * transaction: the project's claim lock (every claim write takes it: overlaps between a directory, a file
+ * and a symbol are exact across instances), then one statement with the budget's hit, the ticket and the
+ * holders of overlapping entries, then, decided from them, every write at once (`acquireLocked`). A
+ * refusal commits the budget's hit alone (every attempt counts) and is thrown after the transaction.
  */
 export async function claimFiles(
   ctx: ActorCtx,
@@ -40,24 +44,34 @@ export async function claimFiles(
   const now = ctx.clock.now();
   const hit = backpressureHit(actor, "claim", now);
   const files = uniqueFiles(input);
-  const loaded = await loadClaim(ctx, hit.query, files, input.ticketId, now);
-  const refusal = backpressureRefusal("claim", loaded.count, hit.resetAt, now);
-  if (refusal) throw refusal;
-  if (input.ticketId && !loaded.ticketId) throw ticketNotFound(input.ticketId);
-  const acquire: AcquireInput = {
-    projectId: actor.projectId,
-    agentId: actor.agentId,
-    agentName: actor.agentName,
-    subAgentName: actor.subAgentName,
-    sessionId: actor.sessionId,
-    ticketId: loaded.ticketId,
-    files,
-    ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
-    ...(input.allowSubAgents !== undefined ? { allowSubAgents: input.allowSubAgents } : {}),
-    commitSha: input.commitSha ?? null,
-    now,
-  };
-  const result = await writeClaimAlone(ctx.db, acquire, planClaim(acquire, loaded.holders));
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    await lockProjectClaims(trx, actor.projectId);
+    const loaded = await loadClaim(trx, actor.projectId, hit.query, files, input.ticketId, now);
+    const refusal = backpressureRefusal("claim", loaded.count, hit.resetAt, now);
+    if (refusal) return { refused: refusal };
+    if (input.ticketId && !loaded.ticketId) return { refused: ticketNotFound(input.ticketId) };
+    const acquire: AcquireInput = {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      agentName: actor.agentName,
+      subAgentName: actor.subAgentName,
+      sessionId: actor.sessionId,
+      ticketId: loaded.ticketId,
+      files,
+      ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
+      ...(input.allowSubAgents !== undefined ? { allowSubAgents: input.allowSubAgents } : {}),
+      commitSha: input.commitSha ?? null,
+      now,
+    };
+    try {
+      return { result: await acquireLocked(trx, acquire, loaded.holders) };
+    } catch (error) {
+      if (error instanceof DomainError) return { refused: error };
+      throw error;
+    }
+  });
+  if ("refused" in outcome) throw outcome.refused;
+  const { result } = outcome;
   const until = result.claims.map((c) => c.expiresAt).sort()[0];
   return {
     ...result,
@@ -72,19 +86,19 @@ export async function claimFiles(
 
 /** One statement: the budget's hit, the ticket a reference names (null when none), the live holders. */
 async function loadClaim(
-  ctx: ActorCtx,
+  db: Trx,
+  projectId: string,
   hit: RawBuilder<unknown>,
   files: string[],
   ticketRef: string | undefined,
   now: Date,
 ): Promise<{ count: number; ticketId: string | null; holders: Holder[] }> {
-  const { projectId } = ctx.actor;
-  const ticket = ticketRef ? ticketIdQuery(ctx.db, projectId, ticketRef) : null;
+  const ticket = ticketRef ? ticketIdQuery(db, projectId, ticketRef) : null;
   const { rows } = await sql<{ count: number | string; ticket_id: string | null; holders: HolderRow[] }>`
     WITH bp AS (${hit})
     SELECT (SELECT count FROM bp) AS count, ${ticket ? sql`(${ticket})` : sql`NULL::uuid`} AS ticket_id,
-      (SELECT coalesce(json_agg(h), '[]'::json) FROM (${holdersQuery(ctx.db, projectId, files, now)}) AS h)
-        AS holders`.execute(ctx.db);
+      (SELECT coalesce(json_agg(h), '[]'::json) FROM (${holdersQuery(db, projectId, files, now)}) AS h)
+        AS holders`.execute(db);
   const row = rows[0]!;
   return { count: Number(row.count), ticketId: row.ticket_id, holders: row.holders.map(holderOf) };
 }
@@ -98,14 +112,17 @@ export interface CheckItem {
   claimedAt?: string;
   expiresAt?: string;
   status?: "active" | "grace_period";
+  holders?: Array<{ file: string; claimant: string }>;
 }
 
 /**
- * GET /claim/check: who holds each file now (expired and past-grace claims do not count), in any letter
- * case: each file is answered under the spelling asked.
+ * GET /claim/check: who holds each entry now (expired and past-grace claims do not count), in any letter
+ * case of its path: each entry is answered under the spelling asked. An entry overlapped by live claims
+ * (the same entry, a directory above it, a file under it, a symbol of it: `entriesOverlap`) is not
+ * available; `claimant` and its fields name the earliest of them, `holders[]` lists them all.
  */
 export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ files: CheckItem[] }> {
-  const checked = filesParam.split(",").map(checkPath);
+  const checked = filesParam.split(",").map(checkEntry);
   const refused = checked.flatMap((c, i) => c.ok ? [] : [{ index: i, reason: c.reason }]);
   if (refused.length > 0) {
     throw fail.validation(`Invalid path in \`files\`: ${refused[0]!.reason}`, {
@@ -124,11 +141,11 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
     });
   }
   const now = ctx.clock.now();
-  const holders = await liveHolders(ctx.db, ctx.actor.projectId, files, now);
-  const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
+  const holders = (await liveHolders(ctx.db, ctx.actor.projectId, files, now)).sort(byClaimedAt);
   return {
     files: files.map((file) => {
-      const h = byFile.get(fileKey(file));
+      const overlapping = holders.filter((h) => entriesOverlap(h.file, file));
+      const h = overlapping[0];
       if (!h) return { file, available: true };
       return {
         file,
@@ -139,6 +156,10 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
         claimedAt: h.claimedAt.toISOString(),
         expiresAt: h.expiresAt.toISOString(),
         status: h.status,
+        holders: overlapping.map((o) => ({
+          file: o.file,
+          claimant: identityName(o.agentName, o.subAgentName),
+        })),
       };
     }),
   };

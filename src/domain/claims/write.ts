@@ -89,7 +89,8 @@ function newClaimQuery(db: DbOrTrx, input: AcquireInput, claimId: string, expire
 
 /**
  * The new claim's files, in sorted order, after `dead_files` has run to its end (the count joined in
- * forces it). A file the one-holder index refuses (a concurrent claim won it) is skipped, not inserted.
+ * forces it). A file the one-holder index refuses (a concurrent claim won it) is skipped, not inserted
+ * (no conflict target: the index's expression is the entry key of migration 0024).
  */
 function newFilesQuery(projectId: string, claimId: string, sorted: string[]): RawBuilder<unknown> {
   return sql`INSERT INTO claim_files (claim_id, project_id, file)
@@ -97,7 +98,7 @@ function newFilesQuery(projectId: string, claimId: string, sorted: string[]): Ra
     FROM jsonb_array_elements_text(${JSON.stringify(sorted)}::jsonb) WITH ORDINALITY AS f(file, n),
       (SELECT count(*) FROM dead_files) AS settled
     ORDER BY f.n
-    ON CONFLICT (project_id, lower(file)) WHERE released_at IS NULL DO NOTHING
+    ON CONFLICT DO NOTHING
     RETURNING NULL::uuid AS id, file`;
 }
 

@@ -1,4 +1,4 @@
-import { sameFile } from "@/shared/file-path.ts";
+import { entriesOverlap } from "@/shared/file-path.ts";
 import type { ProjectSettings } from "@/db/tables/foundation.ts";
 import type { NextAction, ReviewMode } from "@/shared/vocabulary.ts";
 import { criteriaAckRequired } from "@/domain/core/transitions.ts";
@@ -108,9 +108,12 @@ export function envHealthOf(env: ContextScalars["env"]): EnvHealth {
     : { status: "unknown", notes: [], reportedAt: null };
 }
 
-/** Live claims of others on the files the active ticket expects to touch (in any letter case). */
+/**
+ * Live claims of others on the entries the active ticket expects to touch (in any letter case; a directory
+ * or symbol claim counts where it overlaps: `entriesOverlap`).
+ */
 export function othersOnExpected(open: OpenClaimRow[], expected: string[]): OpenClaimRow[] {
-  return open.filter((c) => !c.isSelf && expected.some((file) => sameFile(file, c.file)));
+  return open.filter((c) => !c.isSelf && expected.some((file) => entriesOverlap(file, c.file)));
 }
 
 /** CTX-020: `resume` adds riskyFiles, staleClaims, envBlockers and nextAction only when each is relevant. */

@@ -1,10 +1,46 @@
 import { type RawBuilder, sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
 import { CLAIM_GRACE_MS } from "./claim-policy.ts";
+import { parseEntry } from "@/shared/file-path.ts";
 
-/** `lower(<column>) IN (lower($1), ...)`: `column` names one of `files` in any letter case (`files` not empty). */
+/**
+ * The SQL of `fileKey` (src/shared/file-path.ts) over an expression: the path part folded with `lower()`,
+ * a symbol after `#` kept as it is. The claims' one-holder index is on this expression (migration 0024).
+ */
+export function entryKeySql(value: RawBuilder<unknown>): RawBuilder<string> {
+  return sql<string>`(CASE WHEN strpos(${value}, '#') = 0 THEN lower(${value})
+    ELSE lower(split_part(${value}, '#', 1)) || substr(${value}, strpos(${value}, '#')) END)`;
+}
+
+/** `column` names one of `files` (entries) in any letter case of their paths (`fileKey`; `files` not empty). */
 export function fileKeyIn(column: string, files: string[]): RawBuilder<boolean> {
-  return sql<boolean>`lower(${sql.ref(column)}) IN (${sql.join(files.map((f) => sql`lower(${f})`))})`;
+  const col = sql.ref(column);
+  return sql<boolean>`${entryKeySql(col)} IN (${sql.join(files.map((f) => entryKeySql(sql`${f}::text`)))})`;
+}
+
+/**
+ * The SQL of `entriesOverlap` (src/shared/file-path.ts), the one place of it: `column` (a stored claim
+ * entry) overlaps at least one of `entries` (canonical; not empty). The stored entry is taken apart in SQL
+ * (`/**` ends a directory, `#` starts a symbol); paths compare under `lower()`, symbol names exactly.
+ */
+export function entryOverlapsSql(column: string, entries: string[]): RawBuilder<boolean> {
+  const col = sql.ref(column);
+  const isDir = sql`(${col} LIKE '%/**')`;
+  const cp = sql`lower(CASE WHEN ${isDir} THEN left(${col}, -3) ELSE split_part(${col}, '#', 1) END)`;
+  const csym = sql`(CASE WHEN NOT ${isDir} AND strpos(${col}, '#') > 0
+    THEN substr(${col}, strpos(${col}, '#') + 1) END)`;
+  const each = entries.map((raw) => {
+    const e = parseEntry(raw);
+    const p = sql`lower(${e.path}::text)`;
+    // The stored entry is a directory above the entry.
+    const above = sql`(${isDir} AND left(${p}, length(${cp}) + 1) = ${cp} || '/')`;
+    if (e.kind === "directory") {
+      return sql`(${cp} = ${p} OR left(${cp}, length(${p}) + 1) = ${p} || '/' OR ${above})`;
+    }
+    if (e.kind === "file") return sql`(${cp} = ${p} OR ${above})`;
+    return sql`((${cp} = ${p} AND (${csym} IS NULL OR ${csym} = ${e.symbol}::text)) OR ${above})`;
+  });
+  return sql<boolean>`(${sql.join(each, sql` OR `)})`;
 }
 
 /** A file's current holder: a live claim (not released, not expired, not past its grace period). */
@@ -24,7 +60,10 @@ export interface Holder {
   status: "active" | "grace_period";
 }
 
-/** Live holders of `files` (in any letter case) in the project, one row per held file, as it was spelled. */
+/**
+ * Live holders of entries that overlap any of `files` (entries; `entriesOverlap`) in the project, one row
+ * per held entry, as it was spelled. Map them to a requested entry with `entriesOverlap`, not by key.
+ */
 export async function liveHolders(
   db: DbOrTrx,
   projectId: string,
@@ -58,7 +97,7 @@ export function holdersQuery(db: DbOrTrx, projectId: string, files: string[], no
       "s.ended_at as sessionEndedAt",
     ])
     .where("f.project_id", "=", projectId)
-    .where(fileKeyIn("f.file", files))
+    .where(entryOverlapsSql("f.file", files))
     .where("f.released_at", "is", null)
     .where("c.released_at", "is", null)
     .where("c.expires_at", ">", now)
@@ -82,8 +121,8 @@ export function holderOf({ sessionEndedAt, claimedAt, expiresAt, ...row }: Holde
 }
 
 /**
- * The dead claims (expired, or whose ended session is past the grace period) that still pin any of
- * `files` (not empty), released: `UPDATE ... RETURNING id, agent_id`, a CTE of the claim's statement,
+ * The dead claims (expired, or whose ended session is past the grace period) that still pin an entry
+ * overlapping any of `files` (not empty), released: `UPDATE ... RETURNING id, agent_id`, a CTE of the claim's statement,
  * which then releases their files so that the one-holder index frees them.
  */
 export function releaseDeadQuery(db: DbOrTrx, projectId: string, files: string[], now: Date) {
@@ -97,7 +136,7 @@ export function releaseDeadQuery(db: DbOrTrx, projectId: string, files: string[]
       "in",
       (eb) =>
         eb.selectFrom("claim_files").select("claim_id").where("project_id", "=", projectId)
-          .where(fileKeyIn("file", files)).where("released_at", "is", null),
+          .where(entryOverlapsSql("file", files)).where("released_at", "is", null),
     )
     .where((eb) =>
       eb.or([

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Remediation as RemediationSchema } from "@/contracts/handoff.ts";
-import { mentionsFile, sameFile } from "@/shared/file-path.ts";
+import { entriesOverlap, mentionsFile, parseEntry } from "@/shared/file-path.ts";
 
 export interface EntryView {
   type: string;
@@ -91,9 +91,7 @@ export function handoffWarnings(input: WarningInput): WarningResult {
       message: "Address the requested changes, then log a CHANGED entry describing the fix",
     });
   }
-  const unlogged = input.releasedFiles.filter((file) =>
-    !input.entries.some((e) => sameFile(e.fileRef, file) || mentionsFile(e.content, file))
-  );
+  const unlogged = input.releasedFiles.filter((file) => !input.entries.some((e) => logs(e, file)));
   if (unlogged.length > 0) {
     warnings.push(`Unlogged work: no ledger entry mentions ${unlogged.join(", ")}`);
     remediations.push({
@@ -103,4 +101,14 @@ export function handoffWarnings(input: WarningInput): WarningResult {
     });
   }
   return { warnings, remediations };
+}
+
+/**
+ * True when a ledger entry logs work on a released claim entry: its fileRef overlaps the entry (the file,
+ * a file under a released directory, the file of a released symbol; any letter case), or its text names
+ * the entry's path (a directory `src/auth/**` is named as `src/auth`, a symbol by its file).
+ */
+function logs(e: EntryView, released: string): boolean {
+  if (e.fileRef !== null && entriesOverlap(e.fileRef, released)) return true;
+  return mentionsFile(e.content, parseEntry(released).path);
 }

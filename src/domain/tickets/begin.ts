@@ -1,4 +1,5 @@
 import { acquireClaims } from "@/domain/claims/acquire.ts";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
 import type { Trx } from "@/db/database.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import { writeSystemEntry } from "@/domain/core/system-entry.ts";
@@ -26,6 +27,8 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
   const { actor } = ctx;
   const now = ctx.clock.now();
   return await ctx.db.transaction().execute(async (trx) => {
+    // The claim lock first, before any lock a claim write also takes (the event counter's).
+    await lockProjectClaims(trx, actor.projectId);
     const { ticket, project } = await loadBeginTarget(trx, actor, input.ticketId);
     const plan = planBegin(actor, ticket, project, input, now);
     // An OAuth caller has no token session: begin opens (or reuses) its work session.

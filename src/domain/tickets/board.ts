@@ -4,7 +4,7 @@ import { type Expression, type ExpressionBuilder, sql, type SqlBool } from "kyse
 import { identityName } from "@/domain/core/actor.ts";
 import type { Database, DbOrTrx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
-import { fileKey } from "@/shared/file-path.ts";
+import { entriesOverlap, parseEntry } from "@/shared/file-path.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { fail, recovery } from "@/domain/core/errors.ts";
 import { isUuid } from "@/domain/core/ticket-refs.ts";
@@ -258,7 +258,8 @@ export interface CollisionWarning {
 /**
  * Advisory only, over the whole project (whatever the filters and page): for each agent holding live
  * claims (not released, not expired), the claimed files that are in the `expectedFiles` of open tickets
- * assigned to another agent (in any letter case: `fileKey`). An agent and its sub-agents are one identity.
+ * assigned to another agent (in any letter case; a directory or symbol counts where it overlaps:
+ * `entriesOverlap`). An agent and its sub-agents are one identity.
  * Never blocks anything.
  */
 export async function collisionWarnings(
@@ -277,6 +278,9 @@ export async function collisionWarnings(
     .where("c.expires_at", ">", now).limit(5000).execute();
   if (claimed.length === 0) return [];
   const files = [...new Set(claimed.map((c) => c.file))];
+  // A claimed directory or symbol overlaps expected entries of other spellings: no narrowing by path then
+  // (the overlap is decided below, by `entriesOverlap`); nor for expected directories and symbols.
+  const wide = files.some((f) => parseEntry(f).kind !== "file") ? sql`true` : sql`false`;
   const tickets = await db.selectFrom("tickets").leftJoin("agents", "agents.id", "tickets.assignee_agent_id")
     .innerJoin("projects", "projects.id", "tickets.project_id")
     .select([
@@ -290,21 +294,22 @@ export async function collisionWarnings(
     .where("tickets.status", "not in", [...TERMINAL_STATUSES])
     .where("tickets.assignee_agent_id", "is not", null)
     .where(sql<SqlBool>`EXISTS (SELECT 1 FROM jsonb_array_elements_text(tickets.expected_files) AS ef(file)
-      WHERE lower(ef.file) IN (SELECT lower(c.file) FROM unnest(array[${
+      WHERE ${wide} OR ef.file LIKE '%/**' OR strpos(ef.file, '#') > 0
+        OR lower(ef.file) IN (SELECT lower(c.file) FROM unnest(array[${
       sql.join(files)
     }]::text[]) AS c(file)))`)
     .limit(1000).execute();
   if (tickets.length === 0) return [];
-  const byHolder = new Map<string, { agentId: string; name: string; files: Map<string, string> }>();
+  const byHolder = new Map<string, { agentId: string; name: string; files: string[] }>();
   for (const c of claimed) {
     const key = `${c.agent_id}/${c.sub_agent_name ?? ""}`;
     const holder = byHolder.get(key) ??
       {
         agentId: c.agent_id,
         name: identityName(c.name, c.sub_agent_name),
-        files: new Map(),
+        files: [],
       };
-    holder.files.set(fileKey(c.file), c.file);
+    holder.files.push(c.file);
     byHolder.set(key, holder);
   }
   const warnings: CollisionWarning[] = [];
@@ -313,7 +318,9 @@ export async function collisionWarnings(
     const hit: CollisionWarning["tickets"] = [];
     for (const t of tickets) {
       if (t.assignee_agent_id === holder.agentId) continue;
-      const overlap = (t.expected_files as string[]).filter((file) => holder.files.has(fileKey(file)));
+      const overlap = (t.expected_files as string[]).filter((file) =>
+        holder.files.some((held) => entriesOverlap(held, file))
+      );
       if (overlap.length === 0) continue;
       for (const file of overlap) conflicting.add(file);
       hit.push({ ticketRef: `${t.ticket_prefix}-${t.number}`, assigneeName: t.assignee_name });
