@@ -432,9 +432,55 @@ export interface paths {
          *     Paths (extension for case-insensitive file systems): paths that differ only in letter case are one file (`SRC/A.ts` and `src/a.ts`); a claim stores the spelling you gave, a file held under another spelling conflicts as any held file (the conflict item carries the spelling you sent, its warning the one it is held under), a re-claim under another spelling renews it and the answer shows the held spelling; spellings of one file in one request count once. A path with an invisible format character (Unicode category Cf: U+200B, U+FEFF, U+202E...) answers 400 VALIDATION_ERROR like other invalid paths.
          *
          *     Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). 429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); 429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.
+         *
+         *     Wait queue (extension): with `waitSeconds` (integer 1 to 3600; otherwise 400 VALIDATION_ERROR) a request that meets a file held by another identity, or one other agents already wait for, answers 202 with `data.request` { id, files, status `waiting`, position { file: requests ahead, 0 = next }, holders { file: claimantName }, createdAt, expiresAt } and nextAction WAIT_FOR_GRANT; nothing is claimed until every file can be granted together. Do not poll: the service grants the claim itself, in arrival order per file, in the same transaction as the release, handoff, revocation or cancellation that frees the files, and within 2 seconds of a claim's expiry: the claim is created as if you had called POST /claim then (CONTEXT entry, `claim.acquired`) plus an event `claim.granted` { requestId, files, agentId }; GET /context lists it in `claims.granted[]`, GET /claim/requests/{id} answers status `granted` with the claims. Not granted by expiresAt: `expired` (event `claim.wait_expired`). When every file is free and unqueued, the claim is made at once (200). Fair order: a file with waiters is never granted to a later request, and a POST /claim without waitSeconds on it answers 409 CONFLICT with `details.queue.waiting`. Limits: at most 5 waiting requests per identity (agent or sub-agent) and 50 per file: 409 QUEUE_FULL (details limit, scope `agent` or `file`, recovery RETRY_LATER). No deadlocks: a wait that would close a wait-for cycle of any length (you wait for holders and earlier waiters of your files; sub-agents are their own identities) is refused with 409 DEADLOCK, `details.cycle[]` { claimantName, holds, waitsFor } from you round the cycle (your entry's waitsFor lists this request's files) and `details.recovery` { action: RELEASE_HELD_FILES (extension of the spec's actions), endpoint POST /release, payloadHint }: release what you hold, then wait. The check runs under the project's claim lock, so two racing waits cannot both close a cycle.
          */
         post: operations["postClaim"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * (extension) Your claim wait requests
+         * @description Scope read:board. Your own requests only (same agent and sub-agent); another agent's request answers 404 NOT_FOUND. Due work is done first: requests past expiresAt become `expired`, and free files are granted. Query `status` (waiting, granted, expired, cancelled) filters. Response `{ requests }`, newest first, at most 100.
+         */
+        get: operations["getClaimRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * (extension) One of your claim wait requests
+         * @description Scope read:board. Your own requests only (same agent and sub-agent); another agent's request answers 404 NOT_FOUND. Due work is done first: requests past expiresAt become `expired`, and free files are granted. Answers the request (the shape of POST /claim's 202 `data.request`; `position` and `holders` as of now), plus `claims[]` once granted.
+         */
+        get: operations["getClaimRequestsById"];
+        put?: never;
+        post?: never;
+        /**
+         * (extension) Cancel one of your claim wait requests
+         * @description Scope write:claim. Cancels your waiting request: 200 with the request, status `cancelled` (a body, if any, is ignored; cancelling a cancelled one answers it again). A granted or expired request answers 409 CONFLICT (release a granted claim with POST /release); another agent's request 404 NOT_FOUND. Later waiters that it held back are granted in the same transaction.
+         */
+        delete: operations["deleteClaimRequestsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2227,6 +2273,50 @@ export interface components {
             action: string;
             message: string;
         };
+        ClaimWaitResponse: {
+            data: components["schemas"]["ClaimWaitResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        ClaimWaitResult: {
+            request: components["schemas"]["ClaimWaitRequest"];
+            nextAction: components["schemas"]["NextAction"] & unknown;
+        };
+        ClaimWaitRequest: {
+            /** Format: uuid */
+            id: string;
+            files: string[];
+            /**
+             * @description `waiting`, then `granted` (the claim exists), `expired` (not granted by expiresAt) or `cancelled` (DELETE, or the agent was revoked)
+             * @enum {string}
+             */
+            status: "waiting" | "granted" | "expired" | "cancelled";
+            /**
+             * @description For each file held by another identity or with earlier waiters: the waiting requests ahead of this one for it (0 = next). Empty once the request is no longer waiting
+             * @example {
+             *       "src/a.ts": 0
+             *     }
+             */
+            position: {
+                [key: string]: number;
+            };
+            /**
+             * @description Each held file's claimant (`agentName` or `agentName/subAgentName`)
+             * @example {
+             *       "src/a.ts": "claude-1"
+             *     }
+             */
+            holders: {
+                [key: string]: string;
+            };
+            createdAt: string;
+            /** @description Not granted by then: `expired` (event claim.wait_expired) */
+            expiresAt: string;
+            grantedAt?: string;
+            /** @description When it expired or was cancelled */
+            endedAt?: string;
+            /** @description Once granted: the claim created for you */
+            claims?: components["schemas"]["Claim"][];
+        };
         ClaimConflictError: {
             error: {
                 /** @enum {string} */
@@ -2234,6 +2324,11 @@ export interface components {
                 message: string;
                 details: {
                     conflicts: components["schemas"]["ClaimConflict"][];
+                    /** @description (extension) Present when other agents wait for a requested file: a file with waiters is granted to them first (a free one too: its conflict item names the first waiter) */
+                    queue?: {
+                        /** @description Waiting requests on the contested files */
+                        waiting: number;
+                    };
                 };
             };
         };
@@ -2252,6 +2347,40 @@ export interface components {
             warning: string;
             recovery: components["schemas"]["Recovery"];
         };
+        ClaimDeadlockError: {
+            error: {
+                /** @enum {string} */
+                code: "DEADLOCK";
+                message: string;
+                details: {
+                    /** @description From you round the cycle, back to you */
+                    cycle: components["schemas"]["WaitCycleEntry"][];
+                    recovery: components["schemas"]["Recovery"] & unknown;
+                };
+            };
+        };
+        WaitCycleEntry: {
+            /** @description `agentName` or `agentName/subAgentName` */
+            claimantName: string;
+            /** @description Files it holds that others in the cycle wait for */
+            holds: string[];
+            /** @description Files it waits for (your entry, the first: the refused request's files) */
+            waitsFor: string[];
+        };
+        ClaimQueueFullError: {
+            error: {
+                /** @enum {string} */
+                code: "QUEUE_FULL";
+                message: string;
+                details: {
+                    limit: number;
+                    /** @enum {string} */
+                    scope: "agent" | "file";
+                    files?: string[];
+                    recovery: components["schemas"]["Recovery"];
+                };
+            };
+        };
         ClaimRequest: {
             /** @description 1 to 20 paths; each path canonicalised, spellings of one file count once */
             files: string[];
@@ -2263,6 +2392,22 @@ export interface components {
             allowSubAgents?: boolean;
             /** @description Commit the work starts from (7 to 64 hex characters), recorded on the claim */
             commitSha?: string;
+            /**
+             * @description (extension) Integer 1 to 3600: when a file is held by another identity (or other agents already wait for it), wait in the file's queue instead of a 409: the answer is 202 with `data.request`, and the service grants the claim itself, in arrival order, as soon as every file is free
+             * @example 600
+             */
+            waitSeconds?: number;
+        };
+        ClaimWaitRequestsResponse: {
+            data: {
+                /** @description Yours, newest first, at most 100 */
+                requests: components["schemas"]["ClaimWaitRequest"][];
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        ClaimWaitRequestResponse: {
+            data: components["schemas"]["ClaimWaitRequest"];
+            meta: components["schemas"]["Meta"];
         };
         ClaimCheckResponse: {
             data: {
@@ -2283,6 +2428,8 @@ export interface components {
             expiresAt?: string;
             /** @enum {string} */
             status?: "active" | "grace_period";
+            /** @description (extension) Waiting requests of other agents on the file. A free file with waiters is not available (`claimant` names the first waiter): it is granted to them first */
+            queue?: number;
         };
         ReleaseResponse: {
             data: {
@@ -3105,6 +3252,15 @@ export interface components {
                 lastEntryAt: string | null;
                 minutesSilent: number;
             }[];
+            /** @description (extension, wait queue) Only while a claim granted from your waiting requests lives */
+            claims?: {
+                /** @description Claims the service granted you from your wait queue (POST /claim with waitSeconds) that still live, newest first, at most 20 */
+                granted: {
+                    requestId: string;
+                    files: string[];
+                    grantedAt: string;
+                }[];
+            };
             documents: components["schemas"]["ContextDocument"][];
             mcpUrl: string;
         };
@@ -7995,6 +8151,15 @@ export interface operations {
                     "application/json": components["schemas"]["ClaimResponse"];
                 };
             };
+            /** @description (extension) With `waitSeconds`: a requested file is held or queued; you wait in its queue (`data.request`, status `waiting`) and the service grants the claim itself */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimWaitResponse"];
+                };
+            };
             /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
             400: {
                 headers: {
@@ -8031,7 +8196,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT: a requested file is held by someone else; nothing was claimed */
+            /** @description CONFLICT: a requested file is held by someone else (or, extension, other agents wait for it); nothing was claimed. Extensions with `waitSeconds`: DEADLOCK (the wait would close a wait-for cycle; recovery RELEASE_HELD_FILES) and QUEUE_FULL (a queue limit) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8066,7 +8231,319 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ClaimConflictError"];
+                    "application/json": components["schemas"]["ClaimConflictError"] | components["schemas"]["ClaimDeadlockError"] | components["schemas"]["ClaimQueueFullError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClaimRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests in this status */
+                status?: "waiting" | "granted" | "expired" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimWaitRequestsResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClaimRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimWaitRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteClaimRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimWaitRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */

@@ -5,6 +5,7 @@ import { runPendingJobs } from "@/domain/jobs/run.ts";
 import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
+import { settleAllQueues } from "@/domain/claims/queue.ts";
 import type { LogWriter } from "@/http/access-log.ts";
 import type { Metrics } from "@/http/metrics.ts";
 import { loggableError } from "@/shared/log-safe.ts";
@@ -42,6 +43,8 @@ export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): St
       if (deps.testClock) await syncTestClock(deps.db, deps.clock);
       const ran = await runPendingJobs({ ...deps, jobs: JOB_HANDLERS }, 20, () => stopping);
       deps.metrics?.jobsRun.inc({}, ran);
+      // The claim wait queue's due work (expired requests, grants after a claim expired) within 2 s.
+      if (!stopping) await settleAllQueues(deps.db, deps.clock.now());
       const now = deps.clock.now().getTime();
       if (!stopping && (lastPrune === null || now - lastPrune >= PRUNE_EVERY_MS)) {
         lastPrune = now;

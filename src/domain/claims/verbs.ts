@@ -4,7 +4,11 @@ import { fail } from "@/domain/core/errors.ts";
 import { checkPath } from "@/shared/file-path.ts";
 import { ticketIdQuery, ticketNotFound } from "@/domain/core/ticket-refs.ts";
 import { backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
-import { planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
+import { conflictError, planClaim, splitFiles, uniqueFiles, writeClaimAlone } from "./acquire.ts";
+import { DomainError } from "@/domain/core/errors.ts";
+import { dueRequestsQuery, type QueuedRequest, requestName, settleQueue } from "./queue.ts";
+import { claimOrWait, queueOnFiles } from "./wait.ts";
+import type { ClaimRequestView } from "./request-view.ts";
 import type { AcquireInput, AcquireResult } from "./types.ts";
 import {
   type Holder,
@@ -17,7 +21,7 @@ import { fileKey } from "@/shared/file-path.ts";
 import { MAX_CLAIM_FILES } from "@/contracts/claims.ts";
 import { isStale } from "@/domain/core/claim-policy.ts";
 import { identityName } from "@/domain/core/actor.ts";
-import { releaseWithBudget } from "./release.ts";
+import { releaseAndGrant } from "./release.ts";
 
 export interface ClaimRequest {
   files: string[];
@@ -25,17 +29,23 @@ export interface ClaimRequest {
   estimatedSeconds?: number | undefined;
   allowSubAgents?: boolean | undefined;
   commitSha?: string | undefined;
+  /** Wait up to this many seconds for held files instead of a 409 (issue 24 point 1). */
+  waitSeconds?: number | undefined;
 }
+
+type Next = { nextAction: { action: string; message: string } };
 
 /**
  * POST /claim: claims files for the caller (all or nothing), with the per-agent claim budget. Two
- * statements, no transaction: the budget's hit (counted for every attempt), the ticket and the holders
- * of the files; then, decided from them, every write at once (`writeClaimAlone`).
+ * statements, no transaction: the budget's hit (counted for every attempt), the ticket, the holders of
+ * the files and the state of the wait queue; then, decided from them, every write at once
+ * (`writeClaimAlone`). A file other agents wait for is refused (409 CONFLICT with `details.queue`);
+ * with `waitSeconds` the claim waits instead (`claimOrWait`: the claim, or a waiting request).
  */
 export async function claimFiles(
   ctx: ActorCtx,
   input: ClaimRequest,
-): Promise<AcquireResult & { nextAction: { action: string; message: string } }> {
+): Promise<(AcquireResult & Next) | { request: ClaimRequestView } & Next> {
   const { actor } = ctx;
   const now = ctx.clock.now();
   const hit = backpressureHit(actor, "claim", now);
@@ -44,49 +54,142 @@ export async function claimFiles(
   const refusal = backpressureRefusal("claim", loaded.count, hit.resetAt, now);
   if (refusal) throw refusal;
   if (input.ticketId && !loaded.ticketId) throw ticketNotFound(input.ticketId);
-  const acquire: AcquireInput = {
+  const acquire = acquireInput(ctx, input, files, loaded.ticketId, now);
+  if (input.waitSeconds !== undefined) {
+    const outcome = await claimOrWait(ctx.db, acquire, input.waitSeconds);
+    if ("request" in outcome) {
+      return { request: outcome.request, nextAction: waitNextAction(outcome.request) };
+    }
+    return { ...outcome.claimed, nextAction: resumeNextAction(outcome.claimed) };
+  }
+  let holders = loaded.holders;
+  if (loaded.due) {
+    await settleQueue(ctx.db, actor.projectId, now);
+    holders = await liveHolders(ctx.db, actor.projectId, files, now);
+  }
+  const queue = loaded.waiting > 0 ? await queueOnFiles(ctx.db, actor.projectId, actor, files) : new Map();
+  if (queue.size > 0) throw queuedConflict(acquire, holders, queue);
+  const result = await writeClaimAlone(ctx.db, acquire, planClaim(acquire, holders));
+  return { ...result, nextAction: resumeNextAction(result) };
+}
+
+function acquireInput(
+  ctx: ActorCtx,
+  input: ClaimRequest,
+  files: string[],
+  ticketId: string | null,
+  now: Date,
+): AcquireInput {
+  const { actor } = ctx;
+  return {
     projectId: actor.projectId,
     agentId: actor.agentId,
     agentName: actor.agentName,
     subAgentName: actor.subAgentName,
     sessionId: actor.sessionId,
-    ticketId: loaded.ticketId,
+    ticketId,
     files,
     ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
     ...(input.allowSubAgents !== undefined ? { allowSubAgents: input.allowSubAgents } : {}),
     commitSha: input.commitSha ?? null,
     now,
   };
-  const result = await writeClaimAlone(ctx.db, acquire, planClaim(acquire, loaded.holders));
+}
+
+function resumeNextAction(result: AcquireResult): Next["nextAction"] {
   const until = result.claims.map((c) => c.expiresAt).sort()[0];
   return {
-    ...result,
-    nextAction: {
-      action: "RESUME_WORK",
-      message:
-        `Work on the files; log a PROGRESS entry (POST /ledger) at least every 15 minutes, re-claim before ` +
-        `${until} if you need longer, and release (POST /release) or hand off when done`,
-    },
+    action: "RESUME_WORK",
+    message:
+      `Work on the files; log a PROGRESS entry (POST /ledger) at least every 15 minutes, re-claim before ` +
+      `${until} if you need longer, and release (POST /release) or hand off when done`,
   };
 }
 
-/** One statement: the budget's hit, the ticket a reference names (null when none), the live holders. */
+function waitNextAction(request: ClaimRequestView): Next["nextAction"] {
+  return {
+    action: "WAIT_FOR_GRANT",
+    message:
+      `Do not poll POST /claim: the service grants these files to you itself, in arrival order, as soon as ` +
+      `they are free (event claim.granted with requestId ${request.id} in GET /events, claims.granted in ` +
+      `GET /context, or GET /claim/requests/${request.id}). Work on something else meanwhile; the request ` +
+      `expires at ${request.expiresAt} (cancel it with DELETE /claim/requests/${request.id})`,
+  };
+}
+
+/**
+ * The 409 CONFLICT of a claim without `waitSeconds` on files other agents wait for: today's conflicts
+ * (files held by others) plus one item per free file with waiters (named for the first waiter), and
+ * `details.queue.waiting` (the waiting requests on the contested files).
+ */
+function queuedConflict(
+  input: AcquireInput,
+  holders: Holder[],
+  queue: Map<string, QueuedRequest[]>,
+): DomainError {
+  const split = splitFiles(input.files, holders, input);
+  const held = new Set(split.conflicts.map((c) => fileKey(c.file)));
+  const queuedItems = input.files.filter((f) => !held.has(fileKey(f)) && queue.has(fileKey(f))).map(
+    (file) => {
+      const first = queue.get(fileKey(file))![0]!;
+      const waiting = queue.get(fileKey(file))!.length;
+      return {
+        file,
+        claimantName: requestName(first),
+        claimedAt: first.createdAt.toISOString(),
+        claimAgeMinutes: 0,
+        isStale: false,
+        status: "active" as const,
+        warning:
+          `${file} is free, but ${waiting} earlier request(s) wait for it; it is granted to them first`,
+        recovery: {
+          action: "wait" as const,
+          endpoint: "POST /claim",
+          hint: "Claim again with waitSeconds to join the queue; the service grants it to you in turn",
+          payloadHint: { files: [file], waitSeconds: 600 },
+        },
+      };
+    },
+  );
+  const base = conflictError([...split.conflicts, ...queuedItems]);
+  const ids = new Set([...queue.values()].flat().map((r) => r.id));
+  return new DomainError(base.kind, base.code, base.message, {
+    ...base.details,
+    queue: { waiting: ids.size },
+  });
+}
+
+/**
+ * One statement: the budget's hit, the ticket a reference names (null when none), the live holders, the
+ * project's waiting requests (a count) and whether any of them is due (`dueRequestsQuery`).
+ */
 async function loadClaim(
   ctx: ActorCtx,
   hit: RawBuilder<unknown>,
   files: string[],
   ticketRef: string | undefined,
   now: Date,
-): Promise<{ count: number; ticketId: string | null; holders: Holder[] }> {
+): Promise<{ count: number; ticketId: string | null; holders: Holder[]; waiting: number; due: boolean }> {
   const { projectId } = ctx.actor;
   const ticket = ticketRef ? ticketIdQuery(ctx.db, projectId, ticketRef) : null;
-  const { rows } = await sql<{ count: number | string; ticket_id: string | null; holders: HolderRow[] }>`
+  const { rows } = await sql<
+    { count: number | string; ticket_id: string | null; holders: HolderRow[]; waiting: number; due: boolean }
+  >`
     WITH bp AS (${hit})
     SELECT (SELECT count FROM bp) AS count, ${ticket ? sql`(${ticket})` : sql`NULL::uuid`} AS ticket_id,
       (SELECT coalesce(json_agg(h), '[]'::json) FROM (${holdersQuery(ctx.db, projectId, files, now)}) AS h)
-        AS holders`.execute(ctx.db);
+        AS holders,
+      (SELECT count(*)::int FROM claim_requests AS q WHERE q.project_id = ${projectId}::uuid
+        AND q.status = 'waiting') AS waiting,
+      EXISTS (${dueRequestsQuery(projectId, now)}) AS due`.execute(ctx.db);
   const row = rows[0]!;
-  return { count: Number(row.count), ticketId: row.ticket_id, holders: row.holders.map(holderOf) };
+  return {
+    count: Number(row.count),
+    ticketId: row.ticket_id,
+    holders: row.holders.map(holderOf),
+    waiting: Number(row.waiting),
+    due: Boolean(row.due),
+  };
 }
 
 export interface CheckItem {
@@ -98,6 +201,8 @@ export interface CheckItem {
   claimedAt?: string;
   expiresAt?: string;
   status?: "active" | "grace_period";
+  /** Waiting requests of other agents on the file (issue 24 point 2); a free file with waiters is not available. */
+  queue?: number;
 }
 
 /**
@@ -124,13 +229,21 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
     });
   }
   const now = ctx.clock.now();
+  await settleQueue(ctx.db, ctx.actor.projectId, now);
   const holders = await liveHolders(ctx.db, ctx.actor.projectId, files, now);
   const byFile = new Map(holders.map((h) => [fileKey(h.file), h]));
+  const queue = await queueOnFiles(ctx.db, ctx.actor.projectId, ctx.actor, files);
   return {
     files: files.map((file) => {
       const h = byFile.get(fileKey(file));
+      const waiters = queue.get(fileKey(file)) ?? [];
+      const queued = waiters.length > 0 ? { queue: waiters.length } : {};
+      if (!h && waiters.length > 0) {
+        return { file, available: false, claimant: requestName(waiters[0]!), isSelf: false, ...queued };
+      }
       if (!h) return { file, available: true };
       return {
+        ...queued,
         file,
         available: false,
         claimant: identityName(h.agentName, h.subAgentName),
@@ -155,14 +268,17 @@ export async function releaseOwnClaims(
   const { actor } = ctx;
   const now = ctx.clock.now();
   const hit = backpressureHit(actor, "release", now);
-  const { released, count } = await releaseWithBudget(ctx.db, {
-    projectId: actor.projectId,
-    agentId: actor.agentId,
-    subAgentName: actor.subAgentName,
-    sessionId: actor.sessionId,
-    ...(input.all ? { all: true } : { files: input.files ?? [] }),
-    now,
-  }, hit);
+  // One transaction: the release and the wait queue's grants it makes possible (`releaseAndGrant`).
+  const { released, count } = await ctx.db.transaction().execute((trx) =>
+    releaseAndGrant(trx, {
+      projectId: actor.projectId,
+      agentId: actor.agentId,
+      subAgentName: actor.subAgentName,
+      sessionId: actor.sessionId,
+      ...(input.all ? { all: true } : { files: input.files ?? [] }),
+      now,
+    }, hit)
+  );
   const refusal = backpressureRefusal("release", count ?? 0, hit.resetAt, now);
   if (refusal) throw refusal;
   return { released };

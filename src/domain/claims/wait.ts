@@ -1,0 +1,138 @@
+import type { Db, DbOrTrx, Trx } from "@/db/database.ts";
+import { DomainError, recovery } from "@/domain/core/errors.ts";
+import { liveHolders } from "@/domain/core/claim-holders.ts";
+import { toJson } from "@/db/tables/types.ts";
+import { fileKey } from "@/shared/file-path.ts";
+import { acquireClaims, splitFiles } from "./acquire.ts";
+import { refuseDeadlock } from "./deadlock.ts";
+import { grantWaiting, holdersByFile, identityKey, type QueuedRequest, waitingRequests } from "./queue.ts";
+import type { AcquireInput, AcquireResult } from "./types.ts";
+import { type ClaimRequestView, requestView } from "./request-view.ts";
+
+/** Waiting requests per identity (an agent or one sub-agent) at a time (issue 24 point 2). */
+export const MAX_WAITING_PER_AGENT = 5;
+/** Waiting requests per file at a time. */
+export const MAX_WAITING_PER_FILE = 50;
+
+export type ClaimOrWait =
+  | { claimed: AcquireResult }
+  | { request: ClaimRequestView };
+
+/**
+ * `POST /claim` with `waitSeconds`, in one transaction under the project's claim lock: settles the
+ * queue (`grantWaiting`), then claims at once when every file is free of other holders and of other
+ * waiters, or else records a waiting request (limits, then the deadlock check) that the service grants
+ * later. Answers either the claim or the request.
+ */
+export async function claimOrWait(db: Db, input: AcquireInput, waitSeconds: number): Promise<ClaimOrWait> {
+  return await db.transaction().execute(async (trx) => {
+    await grantWaiting(trx, input.projectId, input.now);
+    const waiting = await waitingRequests(trx, input.projectId);
+    const me = identityKey(input);
+    const others = waiting.filter((r) => identityKey(r) !== me);
+    const keys = new Set(input.files.map(fileKey));
+    const queued = others.filter((r) => r.files.some((f) => keys.has(fileKey(f))));
+    const files = [...new Set([...input.files, ...waiting.flatMap((r) => r.files)])];
+    const holders = holdersByFile(await liveHolders(trx, input.projectId, files, input.now));
+    const split = splitFiles(
+      input.files,
+      input.files.flatMap((f) => {
+        const h = holders.get(fileKey(f));
+        return h ? [h] : [];
+      }),
+      input,
+    );
+    if (split.conflicts.length === 0 && queued.length === 0) {
+      return { claimed: await acquireClaims(trx, input) };
+    }
+    refuseOverLimit(input, waiting);
+    refuseDeadlock(input, waiting, holders);
+    const row = await insertRequest(trx, input, waitSeconds);
+    return { request: requestView(row, [...waiting, row], holders) };
+  });
+}
+
+/** `409 QUEUE_FULL`: the identity already waits 5 times, or a file has 50 waiting requests. */
+function refuseOverLimit(input: AcquireInput, waiting: QueuedRequest[]): void {
+  const mine = waiting.filter((r) => identityKey(r) === identityKey(input)).length;
+  const full = input.files.filter((file) =>
+    waiting.filter((r) => r.files.some((f) => fileKey(f) === fileKey(file))).length >= MAX_WAITING_PER_FILE
+  );
+  if (mine < MAX_WAITING_PER_AGENT && full.length === 0) return;
+  const byAgent = mine >= MAX_WAITING_PER_AGENT;
+  throw new DomainError(
+    "conflict",
+    "QUEUE_FULL",
+    byAgent
+      ? `Cannot wait for ${
+        input.files.join(", ")
+      }: you already have ${mine} waiting requests (at most ${MAX_WAITING_PER_AGENT})`
+      : `Cannot wait for ${full.join(", ")}: ${MAX_WAITING_PER_FILE} requests already wait for it`,
+    {
+      limit: byAgent ? MAX_WAITING_PER_AGENT : MAX_WAITING_PER_FILE,
+      scope: byAgent ? "agent" : "file",
+      ...(byAgent ? {} : { files: full }),
+      recovery: recovery(
+        "RETRY_LATER",
+        byAgent ? "GET /claim/requests" : "GET /claim/check",
+        byAgent
+          ? "Wait for one of your requests to be granted or cancel one (DELETE /claim/requests/{id}), then retry"
+          : "Retry once the queue is shorter (GET /claim/check shows it)",
+      ),
+    },
+  );
+}
+
+async function insertRequest(trx: Trx, input: AcquireInput, waitSeconds: number): Promise<QueuedRequest> {
+  const id = crypto.randomUUID();
+  const expiresAt = new Date(input.now.getTime() + waitSeconds * 1000);
+  const row = await trx.insertInto("claim_requests").values({
+    id,
+    project_id: input.projectId,
+    agent_id: input.agentId,
+    sub_agent_name: input.subAgentName,
+    session_id: input.sessionId,
+    ticket_id: input.ticketId,
+    files: toJson(input.files),
+    estimated_seconds: input.estimatedSeconds ?? null,
+    allow_sub_agents: input.allowSubAgents ?? null,
+    commit_sha: input.commitSha ?? null,
+    created_at: input.now,
+    expires_at: expiresAt,
+  }).returning("seq").executeTakeFirstOrThrow();
+  return {
+    id,
+    seq: Number(row.seq),
+    agentId: input.agentId,
+    agentName: input.agentName,
+    agentStatus: "active",
+    subAgentName: input.subAgentName,
+    sessionId: input.sessionId,
+    ticketId: input.ticketId,
+    files: input.files,
+    estimatedSeconds: input.estimatedSeconds ?? null,
+    allowSubAgents: input.allowSubAgents ?? null,
+    commitSha: input.commitSha ?? null,
+    createdAt: input.now,
+    expiresAt,
+  };
+}
+
+/** Waiting requests of other identities per file key (`fileKey`) among `files`: POST /claim's queue check. */
+export async function queueOnFiles(
+  db: DbOrTrx,
+  projectId: string,
+  who: { agentId: string; subAgentName: string | null },
+  files: string[],
+): Promise<Map<string, QueuedRequest[]>> {
+  const keys = new Set(files.map(fileKey));
+  const byFile = new Map<string, QueuedRequest[]>();
+  for (const r of await waitingRequests(db, projectId)) {
+    if (identityKey(r) === identityKey(who)) continue;
+    for (const f of r.files) {
+      if (!keys.has(fileKey(f))) continue;
+      byFile.set(fileKey(f), [...(byFile.get(fileKey(f)) ?? []), r]);
+    }
+  }
+  return byFile;
+}
