@@ -8157,6 +8157,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request": {
+                     *           "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *           "files": [
+                     *             "src/login.ts"
+                     *           ],
+                     *           "status": "waiting",
+                     *           "position": {
+                     *             "src/login.ts": 0
+                     *           },
+                     *           "holders": {
+                     *             "src/login.ts": "builder"
+                     *           },
+                     *           "createdAt": "2026-11-26T23:02:01.894Z",
+                     *           "expiresAt": "2026-11-26T23:12:01.894Z"
+                     *         },
+                     *         "nextAction": {
+                     *           "action": "WAIT_FOR_GRANT",
+                     *           "message": "Do not poll POST /claim: the service grants these files to you itself, in arrival order, as soon as they are free (event claim.granted with requestId 5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90 in GET /events, claims.granted in GET /context, or GET /claim/requests/5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90). Work on something else meanwhile; the request expires at 2026-11-26T23:12:01.894Z (cancel it with DELETE /claim/requests/5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90)"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14927
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimWaitResponse"];
                 };
             };
@@ -8299,6 +8327,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "requests": [
+                     *           {
+                     *             "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *             "files": [
+                     *               "src/login.ts"
+                     *             ],
+                     *             "status": "waiting",
+                     *             "position": {
+                     *               "src/login.ts": 0
+                     *             },
+                     *             "holders": {
+                     *               "src/login.ts": "builder"
+                     *             },
+                     *             "createdAt": "2026-11-26T23:02:01.894Z",
+                     *             "expiresAt": "2026-11-26T23:12:01.894Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimWaitRequestsResponse"];
                 };
             };
@@ -8308,6 +8360,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid status: Invalid option: expected one of \"waiting\"|\"granted\"|\"expired\"|\"cancelled\"",
+                     *         "details": {
+                     *           "target": "query",
+                     *           "fields": [
+                     *             {
+                     *               "path": "status",
+                     *               "message": "Invalid option: expected one of \"waiting\"|\"granted\"|\"expired\"|\"cancelled\"",
+                     *               "code": "invalid_value"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8394,6 +8464,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *         "files": [
+                     *           "src/login.ts"
+                     *         ],
+                     *         "status": "granted",
+                     *         "position": {},
+                     *         "holders": {},
+                     *         "createdAt": "2026-11-26T23:02:01.894Z",
+                     *         "expiresAt": "2026-11-26T23:12:01.894Z",
+                     *         "grantedAt": "2026-11-26T23:09:12.310Z",
+                     *         "claims": [
+                     *           {
+                     *             "file": "src/login.ts",
+                     *             "claimedAt": "2026-11-26T23:09:12.310Z",
+                     *             "expiresAt": "2026-11-26T23:39:12.310Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimWaitRequestResponse"];
                 };
             };
@@ -8430,6 +8524,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Cannot find claim request \"5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90\": not one of yours"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8498,6 +8600,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *         "files": [
+                     *           "src/login.ts"
+                     *         ],
+                     *         "status": "cancelled",
+                     *         "position": {},
+                     *         "holders": {},
+                     *         "createdAt": "2026-11-26T23:02:01.894Z",
+                     *         "expiresAt": "2026-11-26T23:12:01.894Z",
+                     *         "endedAt": "2026-11-26T23:05:40.002Z"
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimWaitRequestResponse"];
                 };
             };
@@ -8543,6 +8662,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Cannot cancel claim request \"5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90\": it is granted",
+                     *         "details": {
+                     *           "status": "granted"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

@@ -175,7 +175,7 @@ export const ClaimRequestParams = z.object({
 export const ClaimRequestResponse = envelope(ClaimRequestSchema).openapi("ClaimWaitRequestResponse");
 
 export const ClaimRequestsResponse = envelope(z.object({
-  requests: z.array(ClaimRequestSchema).openapi({ description: "Yours, newest first, at most 100" }),
+  requests: z.array(ClaimRequestSchema).max(100).openapi({ description: "Yours, newest first, at most 100" }),
 })).openapi("ClaimWaitRequestsResponse");
 
 export const ClaimCheckQuery = z.object({

@@ -366,7 +366,7 @@ export const ContextData = z.object({
       requestId: z.string(),
       files: z.array(z.string()),
       grantedAt: z.string(),
-    })).openapi({
+    })).max(20).openapi({
       description: "Claims the service granted you from your wait queue (POST /claim with waitSeconds) " +
         "that still live, newest first, at most 20",
     }),
