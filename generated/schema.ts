@@ -967,6 +967,8 @@ export interface paths {
          *
          *     `claim.released` data: `claimIds`, `files` and either `ticketId` (a release) or `reason: expired` (a claim that swept away dead claims of its files: expired, or past their grace period). Any release that frees several owners' claims (a sweep; a ticket approved, or moved to done or cancelled, frees every claim on it) records one `claim.released` per owner, with `agentId` that owner (not the caller) and only that owner's claim ids and files, so a consumer tracking holders by `agentId` stays right; an agent's claims and its sub-agents' are one owner (one event). A release (not a sweep) also writes a `CONTEXT` entry per holder (agent or sub-agent) of actively held files, attributed to that holder and listing only its files.
          *
+         *     Claim wait queue (extension of the spec's kinds): `claim.granted` (the service granted a waiting request: the claim exists, recorded after its `claim.acquired`) and `claim.wait_expired` (a request not granted by its expiresAt), both with `data { requestId, files, agentId }`, agentId the waiter's.
+         *
          *     Webhooks (design): outbound deliveries for agents that gave `partnerManagedSessionId` at pairing would carry the `WebhookDelivery` body (the same event plus `projectId` and `partnerManagedSessionId`, id `<projectId>:<seq>` for deduplication) for the same kinds. This release does not send them; GET /events is the delivery channel.
          *
          *     Errors: 400 VALIDATION_ERROR (limit out of 1..500; `since` neither a cursor of this project nor an ISO 8601 time, or a cursor ahead of the feed: recovery RESTART_PAGINATION); 401 UNAUTHORIZED.
