@@ -2,7 +2,17 @@ import assert from "node:assert/strict";
 import { createApp } from "@/app.ts";
 import { systemClock } from "@/clock.ts";
 import { contractChecked } from "../helpers/contract-check.ts";
-import { call, callOn, env, newProject, pairAgent, test, type TestEnv } from "../helpers/mod.ts";
+import { startBackgroundWork } from "@/worker.ts";
+import {
+  advanceClock,
+  call,
+  callOn,
+  env,
+  newProject,
+  pairAgent,
+  test,
+  type TestEnv,
+} from "../helpers/mod.ts";
 
 /**
  * The claim wait queue under concurrency (issue 24 points 1, 2 and 4): run on PGlite by default and on
@@ -130,4 +140,25 @@ test("CLAIMQ-1 waiting requests survive a restart: the restarted service grants 
     token: c.token,
   });
   assert.equal(got.body.data.status, "granted");
+});
+
+test("CLAIMQ-1 the background sweep grants within 2 seconds of a claim's expiry, with no request to observe it", async () => {
+  const e = await env();
+  const { projectId } = await newProject();
+  const a = await pairAgent(projectId);
+  const b = await pairAgent(projectId);
+  await claim(a.token, { files: ["src/x.ts"], estimatedSeconds: 60 });
+  const waiting = await claim(b.token, { files: ["src/x.ts"], waitSeconds: 3600 });
+  assert.equal(waiting.status, 202);
+  const stop = startBackgroundWork({ db: e.db, clock: e.clock, testClock: true, log: () => {} }, 200);
+  try {
+    await advanceClock(60_000);
+    const deadline = Date.now() + 2000;
+    while (Date.now() < deadline && (await holderOf(projectId, "src/x.ts"))[0] !== b.agentId) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(await holderOf(projectId, "src/x.ts"), [b.agentId]);
+  } finally {
+    await stop();
+  }
 });
