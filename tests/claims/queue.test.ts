@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { advanceClock, call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
-import { insertSubAgent } from "../helpers/fixtures.ts";
+import { insertSubAgent, insertTicket } from "../helpers/fixtures.ts";
 
 /** The claim wait queue (issue 24 points 1, 2 and 4). */
 
@@ -363,4 +363,27 @@ test("CLAIMQ-4 sub-agents are their own identities in the wait-for graph", async
     b.name,
     `${a.name}/w1`,
   ]);
+});
+
+test("CLAIMQ-2 POST /begin never takes a free file other agents wait for (409 CONFLICT with details.queue)", async () => {
+  const { projectId } = await newProject({ reviewMode: "light" });
+  const a = await pairAgent(projectId);
+  const b = await pairAgent(projectId);
+  const c = await pairAgent(projectId);
+  await claim(a.token, { files: ["src/y.ts"] });
+  assert.equal((await claim(b.token, { files: ["src/x.ts", "src/y.ts"], waitSeconds: 600 })).status, 202);
+  const ticket = await insertTicket(projectId, { status: "backlog" });
+  const refused = await call("POST", "/begin", {
+    token: c.token,
+    body: { ticketId: ticket.key, files: ["src/x.ts"] },
+  });
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(refused.body.error.code, "CONFLICT");
+  assert.deepEqual(refused.body.error.details.queue, { waiting: 1 });
+  assert.equal(await liveHolder(projectId, "src/x.ts"), null);
+  const ok = await call("POST", "/begin", {
+    token: c.token,
+    body: { ticketId: ticket.key, files: ["src/z.ts"] },
+  });
+  assert.equal(ok.status, 200, ok.text);
 });

@@ -4,10 +4,9 @@ import { fail } from "@/domain/core/errors.ts";
 import { checkPath } from "@/shared/file-path.ts";
 import { ticketIdQuery, ticketNotFound } from "@/domain/core/ticket-refs.ts";
 import { backpressureHit, backpressureRefusal } from "@/domain/ledger/backpressure.ts";
-import { conflictError, planClaim, splitFiles, uniqueFiles, writeClaimAlone } from "./acquire.ts";
-import { DomainError } from "@/domain/core/errors.ts";
-import { dueRequestsQuery, type QueuedRequest, requestName, settleQueue } from "./queue.ts";
-import { claimOrWait, queueOnFiles } from "./wait.ts";
+import { planClaim, uniqueFiles, writeClaimAlone } from "./acquire.ts";
+import { dueRequestsQuery, requestName, settleQueue } from "./queue.ts";
+import { claimOrWait, queuedConflict, queueOnFiles } from "./wait.ts";
 import type { ClaimRequestView } from "./request-view.ts";
 import type { AcquireInput, AcquireResult } from "./types.ts";
 import {
@@ -115,48 +114,6 @@ function waitNextAction(request: ClaimRequestView): Next["nextAction"] {
       `GET /context, or GET /claim/requests/${request.id}). Work on something else meanwhile; the request ` +
       `expires at ${request.expiresAt} (cancel it with DELETE /claim/requests/${request.id})`,
   };
-}
-
-/**
- * The 409 CONFLICT of a claim without `waitSeconds` on files other agents wait for: today's conflicts
- * (files held by others) plus one item per free file with waiters (named for the first waiter), and
- * `details.queue.waiting` (the waiting requests on the contested files).
- */
-function queuedConflict(
-  input: AcquireInput,
-  holders: Holder[],
-  queue: Map<string, QueuedRequest[]>,
-): DomainError {
-  const split = splitFiles(input.files, holders, input);
-  const held = new Set(split.conflicts.map((c) => fileKey(c.file)));
-  const queuedItems = input.files.filter((f) => !held.has(fileKey(f)) && queue.has(fileKey(f))).map(
-    (file) => {
-      const first = queue.get(fileKey(file))![0]!;
-      const waiting = queue.get(fileKey(file))!.length;
-      return {
-        file,
-        claimantName: requestName(first),
-        claimedAt: first.createdAt.toISOString(),
-        claimAgeMinutes: 0,
-        isStale: false,
-        status: "active" as const,
-        warning:
-          `${file} is free, but ${waiting} earlier request(s) wait for it; it is granted to them first`,
-        recovery: {
-          action: "wait" as const,
-          endpoint: "POST /claim",
-          hint: "Claim again with waitSeconds to join the queue; the service grants it to you in turn",
-          payloadHint: { files: [file], waitSeconds: 600 },
-        },
-      };
-    },
-  );
-  const base = conflictError([...split.conflicts, ...queuedItems]);
-  const ids = new Set([...queue.values()].flat().map((r) => r.id));
-  return new DomainError(base.kind, base.code, base.message, {
-    ...base.details,
-    queue: { waiting: ids.size },
-  });
 }
 
 /**

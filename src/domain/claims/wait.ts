@@ -1,11 +1,18 @@
 import type { Db, DbOrTrx, Trx } from "@/db/database.ts";
 import { DomainError, recovery } from "@/domain/core/errors.ts";
-import { liveHolders } from "@/domain/core/claim-holders.ts";
+import { type Holder, liveHolders } from "@/domain/core/claim-holders.ts";
 import { toJson } from "@/db/tables/types.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import { acquireClaims, splitFiles } from "./acquire.ts";
+import { acquireClaims, conflictError, splitFiles } from "./acquire.ts";
 import { refuseDeadlock } from "./deadlock.ts";
-import { grantWaiting, holdersByFile, identityKey, type QueuedRequest, waitingRequests } from "./queue.ts";
+import {
+  grantWaiting,
+  holdersByFile,
+  identityKey,
+  type QueuedRequest,
+  requestName,
+  waitingRequests,
+} from "./queue.ts";
 import type { AcquireInput, AcquireResult } from "./types.ts";
 import { type ClaimRequestView, requestView } from "./request-view.ts";
 
@@ -135,4 +142,56 @@ export async function queueOnFiles(
     }
   }
   return byFile;
+}
+
+/**
+ * The 409 CONFLICT of a claim without `waitSeconds` on files other agents wait for: today's conflicts
+ * (files held by others) plus one item per free file with waiters (named for the first waiter), and
+ * `details.queue.waiting` (the waiting requests on the contested files).
+ */
+export function queuedConflict(
+  input: AcquireInput,
+  holders: Holder[],
+  queue: Map<string, QueuedRequest[]>,
+): DomainError {
+  const split = splitFiles(input.files, holders, input);
+  const held = new Set(split.conflicts.map((c) => fileKey(c.file)));
+  const queuedItems = input.files.filter((f) => !held.has(fileKey(f)) && queue.has(fileKey(f))).map(
+    (file) => {
+      const first = queue.get(fileKey(file))![0]!;
+      const waiting = queue.get(fileKey(file))!.length;
+      return {
+        file,
+        claimantName: requestName(first),
+        claimedAt: first.createdAt.toISOString(),
+        claimAgeMinutes: 0,
+        isStale: false,
+        status: "active" as const,
+        warning:
+          `${file} is free, but ${waiting} earlier request(s) wait for it; it is granted to them first`,
+        recovery: {
+          action: "wait" as const,
+          endpoint: "POST /claim",
+          hint: "Claim again with waitSeconds to join the queue; the service grants it to you in turn",
+          payloadHint: { files: [file], waitSeconds: 600 },
+        },
+      };
+    },
+  );
+  const base = conflictError([...split.conflicts, ...queuedItems]);
+  const ids = new Set([...queue.values()].flat().map((r) => r.id));
+  return new DomainError(base.kind, base.code, base.message, {
+    ...base.details,
+    queue: { waiting: ids.size },
+  });
+}
+
+/**
+ * Fair order for claims made outside POST /claim (POST /begin): refuses files other identities wait for
+ * with the 409 CONFLICT of `queuedConflict` (nothing when no one waits for them).
+ */
+export async function refuseQueued(db: DbOrTrx, input: AcquireInput): Promise<void> {
+  const queue = await queueOnFiles(db, input.projectId, input, input.files);
+  if (queue.size === 0) return;
+  throw queuedConflict(input, await liveHolders(db, input.projectId, input.files, input.now), queue);
 }
