@@ -70,8 +70,14 @@ export async function waitingRequests(db: DbOrTrx, projectId: string): Promise<Q
  * waiter's `POST /claim` at `now` (same rows, CONTEXT entry and `claim.acquired`) plus `claim.granted`.
  * Answers the ids of the granted requests.
  */
-export async function grantWaiting(trx: Trx, projectId: string, now: Date): Promise<string[]> {
-  await lockProjectClaims(trx, projectId);
+export async function grantWaiting(
+  trx: Trx,
+  projectId: string,
+  now: Date,
+  options: { locked?: boolean } = {},
+): Promise<string[]> {
+  // `locked`: the caller took the project's claim lock already in this transaction (one statement less).
+  if (!options.locked) await lockProjectClaims(trx, projectId);
   const all = await waitingRequests(trx, projectId);
   if (all.length === 0) return [];
   const waiting = await endStale(trx, projectId, all, now);

@@ -57,7 +57,7 @@ export async function releaseAndGrant(
   const trx = db as Trx;
   await lockProjectClaims(trx, input.projectId);
   const result = await releaseWithBudget(trx, input, budget);
-  await grantWaiting(trx, input.projectId, input.now);
+  await grantWaiting(trx, input.projectId, input.now, { locked: true });
   return result;
 }
 
