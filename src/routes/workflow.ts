@@ -185,7 +185,9 @@ export const beginRoute = defineRoute({
     "VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT " +
     "(a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another " +
     "agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); " +
-    "422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress).",
+    "422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress). Claim wait queue " +
+    "(extension): a file other agents wait for (POST /claim with waitSeconds) is granted to them first, so " +
+    "begin answers 409 CONFLICT with details.queue { waiting }; wait with POST /claim, then begin.",
   request: { body: { required: true, content: { "application/json": { schema: BeginBody } } } },
   responses: {
     200: { description: "Begun", content: { "application/json": { schema: BeginResponse } } },
