@@ -105,6 +105,12 @@ export interface SvcApi {
   getWorkflow: OperationMethod<"getWorkflow">;
   /** `POST /claim`: Claim files (locks) for your work */
   postClaim: OperationMethod<"postClaim">;
+  /** `GET /claim/requests`: (extension) Your claim wait requests */
+  getClaimRequests: OperationMethod<"getClaimRequests">;
+  /** `GET /claim/requests/{id}`: (extension) One of your claim wait requests */
+  getClaimRequestsById: OperationMethod<"getClaimRequestsById">;
+  /** `DELETE /claim/requests/{id}`: (extension) Cancel one of your claim wait requests */
+  deleteClaimRequestsById: OperationMethod<"deleteClaimRequestsById">;
   /** `GET /claim/check`: Check who holds files */
   getClaimCheck: OperationMethod<"getClaimCheck">;
   /** `POST /release`: Release your claims */
@@ -217,6 +223,9 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   postBegin: { method: "POST", path: "/begin", server: "base" },
   getWorkflow: { method: "GET", path: "/workflow", server: "base" },
   postClaim: { method: "POST", path: "/claim", server: "base" },
+  getClaimRequests: { method: "GET", path: "/claim/requests", server: "base" },
+  getClaimRequestsById: { method: "GET", path: "/claim/requests/{id}", server: "base" },
+  deleteClaimRequestsById: { method: "DELETE", path: "/claim/requests/{id}", server: "base" },
   getClaimCheck: { method: "GET", path: "/claim/check", server: "base" },
   postRelease: { method: "POST", path: "/release", server: "base" },
   getLedger: { method: "GET", path: "/ledger", server: "base" },

@@ -387,7 +387,7 @@ export interface paths {
         put?: never;
         /**
          * Begin a ticket: claim files and start it, atomically (tool svc_ticket_begin)
-         * @description Scope write:ticket, generator role (another role: 403 FORBIDDEN with guidance; orchestrators get recovery MINT_SUBAGENT_SESSION). Design : in ONE transaction, acknowledges the criteria when acknowledgeCriteria is true, claims `files` for the ticket, moves it to in_progress with the caller as assignee (from any open status; a ticket already in progress and unassigned or the caller's is re-begun without a status write), links the caller's session to the ticket, and writes an AGENT_ASSIGNED entry when the caller became assignee. Any refusal leaves nothing half-applied. Errors: 400 VALIDATION_ERROR (body; guard 3 in medium, strict and auto: unacknowledged criteria give recovery ACKNOWLEDGE_CRITERIA with details.acceptanceCriteria and details.nextStep to retry with acknowledgeCriteria: true; no criteria give recovery ADD_CRITERIA with details.nextStep to call POST /ticket/{id}/acknowledge (svc_ticket_acknowledge) with additionalCriteria); 403 FORBIDDEN (role), 403 VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT (a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); 422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress). `files` takes directory (`src/auth/`) and symbol (`src/a.ts#parse`) entries as POST /claim does (extension, issue 24): an entry that overlaps another identity's claim is a 409 CONFLICT.
+         * @description Scope write:ticket, generator role (another role: 403 FORBIDDEN with guidance; orchestrators get recovery MINT_SUBAGENT_SESSION). Design : in ONE transaction, acknowledges the criteria when acknowledgeCriteria is true, claims `files` for the ticket, moves it to in_progress with the caller as assignee (from any open status; a ticket already in progress and unassigned or the caller's is re-begun without a status write), links the caller's session to the ticket, and writes an AGENT_ASSIGNED entry when the caller became assignee. Any refusal leaves nothing half-applied. Errors: 400 VALIDATION_ERROR (body; guard 3 in medium, strict and auto: unacknowledged criteria give recovery ACKNOWLEDGE_CRITERIA with details.acceptanceCriteria and details.nextStep to retry with acknowledgeCriteria: true; no criteria give recovery ADD_CRITERIA with details.nextStep to call POST /ticket/{id}/acknowledge (svc_ticket_acknowledge) with additionalCriteria); 403 FORBIDDEN (role), 403 VALIDATION_ERROR (human-only ticket); 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF); 409 CONFLICT (a file held by another identity: details.conflicts as POST /claim; the ticket assigned to another agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); 422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress). `files` takes directory (`src/auth/`) and symbol (`src/a.ts#parse`) entries as POST /claim does (extension, issue 24): an entry that overlaps another identity's claim is a 409 CONFLICT. Claim wait queue (extension): a file other agents wait for (POST /claim with waitSeconds) is granted to them first, so begin answers 409 CONFLICT with details.queue { waiting }; wait with POST /claim, then begin.
          */
         post: operations["postBegin"];
         delete?: never;
@@ -434,9 +434,55 @@ export interface paths {
          *     Directories and symbols (extension, issue 24): besides a file, an entry may be a directory (`src/auth/` or `src/auth/**`, canonical `src/auth/**`) covering every file and symbol under it, or a symbol (`src/auth/token.ts#parseToken`) covering one named symbol of one file (`#` then a name of letters, digits, `_`, `$`, `.` or `:`, 200 characters or fewer; case-sensitive). Entries of two identities may not overlap: a directory overlaps everything under it, a directory above it and the file of its own path (`src/auth`); a file overlaps every symbol of it; two different symbols of one file do not overlap, the same symbol does. A conflict item names the entry you sent and the overlapping holder (its warning names the holder's entry). Exact under races, also across instances: claim writes of a project are serialised. One identity may hold overlapping entries (a directory and a file inside it): each is its own entry, renewed and released on its own (releasing a directory keeps the files you claimed inside it). An invalid symbol name, or a `*` anywhere but a trailing `/**`, answers 400 VALIDATION_ERROR; brackets, parentheses and `?` are ordinary characters (`app/[id]/page.tsx`).
          *
          *     Expiry: `estimatedSeconds` (positive integer up to 86400) sets expiresAt = now + estimatedSeconds; without it a first claim and a re-claim expire 30 minutes ahead. Expired claims stop counting. Re-claiming files you hold renews their whole claims (`idempotent` and `renewed` when you held every file). A sub-agent whose parent holds a file with allowSubAgents works under it (`inherited`). Grace period: when the session that made a claim ends without releasing it, the claim stays held for 5 minutes; the same agent (new session) claiming those files gets it back (`restored`), others get 409 with status `grace_period`; after 5 minutes it stops counting. Claim record fields: file, claimedAt, expiresAt, ticket, commitSha, allowSubAgents, owning agent and sub-agent, session, releasedAt. Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). 429 BACKPRESSURE over 45 claim calls in 5 minutes per agent (sub-agents have their own budget); 429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.
+         *
+         *     Wait queue (extension): with `waitSeconds` (integer 1 to 3600; otherwise 400 VALIDATION_ERROR) a request that meets a file held by another identity, or one other agents already wait for, answers 202 with `data.request` { id, files, status `waiting`, position { file: requests ahead, 0 = next }, holders { file: claimantName }, createdAt, expiresAt } and nextAction WAIT_FOR_GRANT; nothing is claimed until every file can be granted together. Do not poll: the service grants the claim itself, in arrival order per file, in the same transaction as the release, handoff, revocation or cancellation that frees the files, and within 2 seconds of a claim's expiry: the claim is created as if you had called POST /claim then (CONTEXT entry, `claim.acquired`) plus an event `claim.granted` { requestId, files, agentId }; GET /context lists it in `claims.granted[]`, GET /claim/requests/{id} answers status `granted` with the claims. Not granted by expiresAt: `expired` (event `claim.wait_expired`). When every file is free and unqueued, the claim is made at once (200). Fair order: a file with waiters is never granted to a later request, and a POST /claim without waitSeconds on it answers 409 CONFLICT with `details.queue.waiting`. Limits: at most 5 waiting requests per identity (agent or sub-agent) and 50 per file: 409 QUEUE_FULL (details limit, scope `agent` or `file`, recovery RETRY_LATER). No deadlocks: a wait that would close a wait-for cycle of any length (you wait for holders and earlier waiters of your files; sub-agents are their own identities) is refused with 409 DEADLOCK, `details.cycle[]` { claimantName, holds, waitsFor } from you round the cycle (your entry's waitsFor lists this request's files) and `details.recovery` { action: RELEASE_HELD_FILES (extension of the spec's actions), endpoint POST /release, payloadHint }: release what you hold, then wait. The check runs under the project's claim lock, so two racing waits cannot both close a cycle.
          */
         post: operations["postClaim"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * (extension) Your claim wait requests
+         * @description Scope read:board. Your own requests only (same agent and sub-agent); another agent's request answers 404 NOT_FOUND. Due work is done first: requests past expiresAt become `expired`, and free files are granted. Query `status` (waiting, granted, expired, cancelled) filters. Response `{ requests }`, newest first, at most 100.
+         */
+        get: operations["getClaimRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * (extension) One of your claim wait requests
+         * @description Scope read:board. Your own requests only (same agent and sub-agent); another agent's request answers 404 NOT_FOUND. Due work is done first: requests past expiresAt become `expired`, and free files are granted. Answers the request (the shape of POST /claim's 202 `data.request`; `position` and `holders` as of now), plus `claims[]` once granted.
+         */
+        get: operations["getClaimRequestsById"];
+        put?: never;
+        post?: never;
+        /**
+         * (extension) Cancel one of your claim wait requests
+         * @description Scope write:claim. Cancels your waiting request: 200 with the request, status `cancelled` (a body, if any, is ignored; cancelling a cancelled one answers it again). A granted or expired request answers 409 CONFLICT (release a granted claim with POST /release); another agent's request 404 NOT_FOUND. Later waiters that it held back are granted in the same transaction.
+         */
+        delete: operations["deleteClaimRequestsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -942,6 +988,8 @@ export interface paths {
          *     Event kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`, `qa_run.completed`), claims (`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with GET /ledger), threads (`thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`, `thread.reopened`), sprints (`sprint.created`, `sprint.updated`, `sprint.released`), the brief (`brief.updated`), handoffs (`handoff.completed`), sessions (`session.opened`, `session.updated`, `session.reported`, `session.completed`, `session.canceled`, `session.refreshed`, `session.token_replaced`, `activity.posted`) and agents (`subagent.spawned`, `subagent.deleted`, `agent.offline`, `agent.revoked`, `pairing_code.issued`). Extensions of the spec's list, written by the operator API (design): `api_key.revoked` (`data.keyAgentId`, `name`) and `member.removed` (entity a user id, `data.role`). `agent.revoked` carries `data.via` (`dashboard` or `operator`); a `session.canceled` of an operator has `data.reason` `agent_revoked` or `ended_by_operator`; both have a null `agentId` when the operator acted. New kinds may appear: ignore the ones you do not know.
          *
          *     `claim.released` data: `claimIds`, `files` and either `ticketId` (a release) or `reason: expired` (a claim that swept away dead claims of its files: expired, or past their grace period). Any release that frees several owners' claims (a sweep; a ticket approved, or moved to done or cancelled, frees every claim on it) records one `claim.released` per owner, with `agentId` that owner (not the caller) and only that owner's claim ids and files, so a consumer tracking holders by `agentId` stays right; an agent's claims and its sub-agents' are one owner (one event). A release (not a sweep) also writes a `CONTEXT` entry per holder (agent or sub-agent) of actively held files, attributed to that holder and listing only its files.
+         *
+         *     Claim wait queue (extension of the spec's kinds): `claim.granted` (the service granted a waiting request: the claim exists, recorded after its `claim.acquired`) and `claim.wait_expired` (a request not granted by its expiresAt), both with `data { requestId, files, agentId }`, agentId the waiter's.
          *
          *     Webhooks: project admins (dashboard) and operators (`/admin/projects/{id}/webhooks`) register endpoints that receive these events as Standard Webhooks deliveries (the `eventDelivery` webhook of this document: `{ type, timestamp, data }`, data the event as shown here plus `projectId`, and `partnerManagedSessionId` when the acting agent gave one; partner endpoints of an organisation, `/admin/orgs/{id}/webhooks`, receive the events of its agents that gave one). Extension kind: `webhook.disabled` (entity the endpoint, `data.webhookId`, `url`, `reason` `gone` or `failing`), recorded when a `410` or 3 days of failures disable an endpoint.
          *
@@ -2280,6 +2328,50 @@ export interface components {
             action: string;
             message: string;
         };
+        ClaimWaitResponse: {
+            data: components["schemas"]["ClaimWaitResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        ClaimWaitResult: {
+            request: components["schemas"]["ClaimWaitRequest"];
+            nextAction: components["schemas"]["NextAction"] & unknown;
+        };
+        ClaimWaitRequest: {
+            /** Format: uuid */
+            id: string;
+            files: string[];
+            /**
+             * @description `waiting`, then `granted` (the claim exists), `expired` (not granted by expiresAt) or `cancelled` (DELETE, or the agent was revoked)
+             * @enum {string}
+             */
+            status: "waiting" | "granted" | "expired" | "cancelled";
+            /**
+             * @description For each file held by another identity or with earlier waiters: the waiting requests ahead of this one for it (0 = next). Empty once the request is no longer waiting
+             * @example {
+             *       "src/a.ts": 0
+             *     }
+             */
+            position: {
+                [key: string]: number;
+            };
+            /**
+             * @description Each held file's claimant (`agentName` or `agentName/subAgentName`)
+             * @example {
+             *       "src/a.ts": "claude-1"
+             *     }
+             */
+            holders: {
+                [key: string]: string;
+            };
+            createdAt: string;
+            /** @description Not granted by then: `expired` (event claim.wait_expired) */
+            expiresAt: string;
+            grantedAt?: string;
+            /** @description When it expired or was cancelled */
+            endedAt?: string;
+            /** @description Once granted: the claim created for you */
+            claims?: components["schemas"]["Claim"][];
+        };
         ClaimConflictError: {
             error: {
                 /** @enum {string} */
@@ -2287,6 +2379,11 @@ export interface components {
                 message: string;
                 details: {
                     conflicts: components["schemas"]["ClaimConflict"][];
+                    /** @description (extension) Present when other agents wait for a requested file: a file with waiters is granted to them first (a free one too: its conflict item names the first waiter) */
+                    queue?: {
+                        /** @description Waiting requests on the contested files */
+                        waiting: number;
+                    };
                 };
             };
         };
@@ -2305,6 +2402,40 @@ export interface components {
             warning: string;
             recovery: components["schemas"]["Recovery"];
         };
+        ClaimDeadlockError: {
+            error: {
+                /** @enum {string} */
+                code: "DEADLOCK";
+                message: string;
+                details: {
+                    /** @description From you round the cycle, back to you */
+                    cycle: components["schemas"]["WaitCycleEntry"][];
+                    recovery: components["schemas"]["Recovery"] & unknown;
+                };
+            };
+        };
+        WaitCycleEntry: {
+            /** @description `agentName` or `agentName/subAgentName` */
+            claimantName: string;
+            /** @description Files it holds that others in the cycle wait for */
+            holds: string[];
+            /** @description Files it waits for (your entry, the first: the refused request's files) */
+            waitsFor: string[];
+        };
+        ClaimQueueFullError: {
+            error: {
+                /** @enum {string} */
+                code: "QUEUE_FULL";
+                message: string;
+                details: {
+                    limit: number;
+                    /** @enum {string} */
+                    scope: "agent" | "file";
+                    files?: string[];
+                    recovery: components["schemas"]["Recovery"];
+                };
+            };
+        };
         ClaimRequest: {
             /** @description 1 to 20 entries; each a file, a directory (`src/auth/`) or a symbol (`src/auth/token.ts#parseToken`), canonicalised, spellings of one entry count once */
             files: string[];
@@ -2316,6 +2447,22 @@ export interface components {
             allowSubAgents?: boolean;
             /** @description Commit the work starts from (7 to 64 hex characters), recorded on the claim */
             commitSha?: string;
+            /**
+             * @description (extension) Integer 1 to 3600: when a file is held by another identity (or other agents already wait for it), wait in the file's queue instead of a 409: the answer is 202 with `data.request`, and the service grants the claim itself, in arrival order, as soon as every file is free
+             * @example 600
+             */
+            waitSeconds?: number;
+        };
+        ClaimWaitRequestsResponse: {
+            data: {
+                /** @description Yours, newest first, at most 100 */
+                requests: components["schemas"]["ClaimWaitRequest"][];
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        ClaimWaitRequestResponse: {
+            data: components["schemas"]["ClaimWaitRequest"];
+            meta: components["schemas"]["Meta"];
         };
         ClaimCheckResponse: {
             data: {
@@ -2338,6 +2485,8 @@ export interface components {
             status?: "active" | "grace_period";
             /** @description Extension (issue 24): when not available, every live claim overlapping the entry (the same entry, a directory above it, an entry under it, a symbol of it), earliest first; `claimant` and the fields above describe the first */
             holders?: components["schemas"]["ClaimCheckHolder"][];
+            /** @description (extension) Waiting requests of other agents on the file. A free file with waiters is not available (`claimant` names the first waiter): it is granted to them first */
+            queue?: number;
         };
         ClaimCheckHolder: {
             /**
@@ -3188,6 +3337,15 @@ export interface components {
                 lastEntryAt: string | null;
                 minutesSilent: number;
             }[];
+            /** @description (extension, wait queue) Only while a claim granted from your waiting requests lives */
+            claims?: {
+                /** @description Claims the service granted you from your wait queue (POST /claim with waitSeconds) that still live, newest first, at most 20 */
+                granted: {
+                    requestId: string;
+                    files: string[];
+                    grantedAt: string;
+                }[];
+            };
             documents: components["schemas"]["ContextDocument"][];
             mcpUrl: string;
         };
@@ -8078,6 +8236,43 @@ export interface operations {
                     "application/json": components["schemas"]["ClaimResponse"];
                 };
             };
+            /** @description (extension) With `waitSeconds`: a requested file is held or queued; you wait in its queue (`data.request`, status `waiting`) and the service grants the claim itself */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "request": {
+                     *           "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *           "files": [
+                     *             "src/login.ts"
+                     *           ],
+                     *           "status": "waiting",
+                     *           "position": {
+                     *             "src/login.ts": 0
+                     *           },
+                     *           "holders": {
+                     *             "src/login.ts": "builder"
+                     *           },
+                     *           "createdAt": "2026-11-26T23:02:01.894Z",
+                     *           "expiresAt": "2026-11-26T23:12:01.894Z"
+                     *         },
+                     *         "nextAction": {
+                     *           "action": "WAIT_FOR_GRANT",
+                     *           "message": "Do not poll POST /claim: the service grants these files to you itself, in arrival order, as soon as they are free (event claim.granted with requestId 5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90 in GET /events, claims.granted in GET /context, or GET /claim/requests/5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90). Work on something else meanwhile; the request expires at 2026-11-26T23:12:01.894Z (cancel it with DELETE /claim/requests/5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90)"
+                     *         }
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14927
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimWaitResponse"];
+                };
+            };
             /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
             400: {
                 headers: {
@@ -8114,7 +8309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description CONFLICT: a requested file is held by someone else; nothing was claimed */
+            /** @description CONFLICT: a requested file is held by someone else (or, extension, other agents wait for it); nothing was claimed. Extensions with `waitSeconds`: DEADLOCK (the wait would close a wait-for cycle; recovery RELEASE_HELD_FILES) and QUEUE_FULL (a queue limit) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8149,7 +8344,421 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["ClaimConflictError"];
+                    "application/json": components["schemas"]["ClaimConflictError"] | components["schemas"]["ClaimDeadlockError"] | components["schemas"]["ClaimQueueFullError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClaimRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests in this status */
+                status?: "waiting" | "granted" | "expired" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "requests": [
+                     *           {
+                     *             "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *             "files": [
+                     *               "src/login.ts"
+                     *             ],
+                     *             "status": "waiting",
+                     *             "position": {
+                     *               "src/login.ts": 0
+                     *             },
+                     *             "holders": {
+                     *               "src/login.ts": "builder"
+                     *             },
+                     *             "createdAt": "2026-11-26T23:02:01.894Z",
+                     *             "expiresAt": "2026-11-26T23:12:01.894Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimWaitRequestsResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid status: Invalid option: expected one of \"waiting\"|\"granted\"|\"expired\"|\"cancelled\"",
+                     *         "details": {
+                     *           "target": "query",
+                     *           "fields": [
+                     *             {
+                     *               "path": "status",
+                     *               "message": "Invalid option: expected one of \"waiting\"|\"granted\"|\"expired\"|\"cancelled\"",
+                     *               "code": "invalid_value"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClaimRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *         "files": [
+                     *           "src/login.ts"
+                     *         ],
+                     *         "status": "granted",
+                     *         "position": {},
+                     *         "holders": {},
+                     *         "createdAt": "2026-11-26T23:02:01.894Z",
+                     *         "expiresAt": "2026-11-26T23:12:01.894Z",
+                     *         "grantedAt": "2026-11-26T23:09:12.310Z",
+                     *         "claims": [
+                     *           {
+                     *             "file": "src/login.ts",
+                     *             "claimedAt": "2026-11-26T23:09:12.310Z",
+                     *             "expiresAt": "2026-11-26T23:39:12.310Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimWaitRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Cannot find claim request \"5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90\": not one of yours"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteClaimRequestsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+                     *         "files": [
+                     *           "src/login.ts"
+                     *         ],
+                     *         "status": "cancelled",
+                     *         "position": {},
+                     *         "holders": {},
+                     *         "createdAt": "2026-11-26T23:02:01.894Z",
+                     *         "expiresAt": "2026-11-26T23:12:01.894Z",
+                     *         "endedAt": "2026-11-26T23:05:40.002Z"
+                     *       },
+                     *       "meta": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimWaitRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Cannot cancel claim request \"5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90\": it is granted",
+                     *         "details": {
+                     *           "status": "granted"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */

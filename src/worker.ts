@@ -6,6 +6,7 @@ import { pruneTables } from "@/domain/maintenance/prune.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
 import { advanceLedgerChains } from "@/domain/audit/chain.ts";
+import { settleAllQueues } from "@/domain/claims/queue.ts";
 import type { LogWriter } from "@/http/access-log.ts";
 import type { Metrics } from "@/http/metrics.ts";
 import { loggableError } from "@/shared/log-safe.ts";
@@ -59,6 +60,8 @@ export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): St
         100,
         () => stopping,
       );
+      // The claim wait queue's due work (expired requests, grants after a claim expired) within 2 s.
+      if (!stopping) await settleAllQueues(deps.db, deps.clock.now());
       const now = deps.clock.now().getTime();
       if (!stopping && (lastChain === null || now - lastChain >= LEDGER_CHAIN_EVERY_MS)) {
         lastChain = now;

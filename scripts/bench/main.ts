@@ -31,6 +31,7 @@ import {
 } from "../chaos/lib.ts";
 import type { HttpSpec, LoadResult, Spec, Step } from "./load.ts";
 import { markdown, type Row } from "./report.ts";
+import { contendedClaims } from "./contended.ts";
 import { analyze, LARGE, seedBoard, seedLarge, SMOKE } from "./seed.ts";
 
 const args = parseArgs({
@@ -716,6 +717,17 @@ async function main(): Promise<number> {
         console.log(`     service: ${errs.map((l) => l.slice(0, 300)).join("\n     service: ")}`);
       }
     }
+  }
+  if (ONLY.length === 0 || ONLY.some((o) => "contended claims".includes(o))) {
+    // Issue 24: agents waiting on a few hot files (the claim wait queue); double grants must be 0.
+    const stop = reset.during();
+    const row = await contendedClaims(setup.svc.base, smoke ? 4 : Math.min(CONNECTIONS, 16), DURATION_MS)
+      .finally(stop);
+    rows.push(row);
+    const ok = !row.errors["double grants"] && row.requests > 0;
+    if (ok) passed++;
+    else failed++;
+    console.log(`${ok ? "ok  " : "FAIL"} ${row.name}: ${row.note}`);
   }
   if (SOAK_S > 0) {
     const stop = reset.during();

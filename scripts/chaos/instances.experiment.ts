@@ -312,6 +312,66 @@ async function selfOverlapCheck(projectId: string, sql: postgres.Sql): Promise<v
   );
 }
 
+/**
+ * Issue 24: the claim wait queue across the instances. Five agents wait (concurrently, each on another
+ * instance) for a file a sixth holds: distinct positions; then each holder releases on the next instance
+ * and the file goes to exactly the next waiter in arrival order, one live holder at every step, each
+ * request granted once (no double grant). Then two waits that would close a cycle, sent at once to two
+ * instances: one is refused with DEADLOCK (the project's claim lock spans the processes).
+ */
+async function waitQueueCheck(projectId: string, sql: postgres.Sql): Promise<void> {
+  const keys = await pool(
+    3,
+    Array.from(
+      { length: 8 },
+      (_, i) => () =>
+        admin(i, "POST", `/projects/${projectId}/api-keys`, { agentName: `waiter-${i}`, role: "generator" }),
+    ),
+  );
+  const file = "queue/hot.ts";
+  const first = await req(on(0), "POST", "/api/claim", { token: keys[0].key, body: { files: [file] } });
+  const waits = await Promise.all(
+    keys.slice(1, 6).map((k, i) =>
+      req(on(i), "POST", "/api/claim", { token: k.key, body: { files: [file], waitSeconds: 600 } })
+    ),
+  );
+  const positions = waits.map((w) => w.body?.data?.request?.position?.[file] as number);
+  const order = keys.slice(1, 6).map((k, i) => ({ k, p: positions[i]! })).sort((a, b) => a.p - b.p);
+  let holder = keys[0];
+  const steps: string[] = [];
+  let inOrder = first.status === 200 && waits.every((w) => w.status === 202) &&
+    new Set(positions).size === 5;
+  for (const [i, next] of order.entries()) {
+    await req(on(i + 1), "POST", "/api/release", { token: holder.key, body: { all: true } });
+    const rows = await sql`SELECT c.agent_id FROM claim_files f JOIN claims c ON c.id = f.claim_id
+      WHERE f.project_id = ${projectId} AND f.file = ${file} AND f.released_at IS NULL AND c.released_at IS NULL`;
+    steps.push(String(rows.length));
+    if (rows.length !== 1 || rows[0]!.agent_id !== next.k.agentId) inOrder = false;
+    holder = next.k;
+  }
+  const [granted] = await sql`SELECT count(*)::int AS n, count(DISTINCT data->>'requestId')::int AS ids
+    FROM events WHERE project_id = ${projectId} AND kind = 'claim.granted'`;
+  record(
+    `claim wait queue over ${INSTANCES} instances: granted in arrival order, one holder, no double grant`,
+    inOrder && granted!.n === 5 && granted!.ids === 5,
+    `5 waiters (${tally(waits.map((w) => w.status))}), positions ${positions.join(",")}; live holders per ` +
+      `step ${steps.join(",")}; claim.granted ${granted!.n} for ${granted!.ids} requests`,
+  );
+  const [a, b] = [keys[6], keys[7]];
+  await req(on(0), "POST", "/api/claim", { token: a.key, body: { files: ["queue/x.ts"] } });
+  await req(on(1), "POST", "/api/claim", { token: b.key, body: { files: ["queue/y.ts"] } });
+  const race = await Promise.all([
+    req(on(1), "POST", "/api/claim", { token: a.key, body: { files: ["queue/y.ts"], waitSeconds: 600 } }),
+    req(on(2), "POST", "/api/claim", { token: b.key, body: { files: ["queue/x.ts"], waitSeconds: 600 } }),
+  ]);
+  const codes = race.map((r) => r.status === 409 ? r.body?.error?.code : String(r.status)).sort();
+  record(
+    `two waits closing a cycle, on two instances at once: one refused with DEADLOCK`,
+    codes[0] === "202" && codes[1] === "DEADLOCK",
+    `answers ${codes.join(", ")}`,
+  );
+}
+
 async function run(): Promise<void> {
   // Start: the database, then three instances at once (they migrate one empty database concurrently).
   pg = await startPostgres();
@@ -448,6 +508,9 @@ async function run(): Promise<void> {
 
   // 2b. One agent's concurrent overlapping claims across the instances (issue 22).
   await selfOverlapCheck(main.id, sql);
+
+  // 2c. The claim wait queue across the instances (issue 24).
+  await waitQueueCheck(main.id, sql);
 
   // 3. /me from the three instances within 30 seconds: one body, one cachedAt.
   {

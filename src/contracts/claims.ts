@@ -5,6 +5,8 @@ import { claimEntryList } from "./file-path.ts";
 
 /** (design) Upper bound of `estimatedSeconds`: one day. */
 export const MAX_ESTIMATED_SECONDS = 86_400;
+/** (extension) Upper bound of `waitSeconds`: one hour. */
+export const MAX_WAIT_SECONDS = 3600;
 /** Files per `POST /claim` and per `GET /claim/check`. */
 export const MAX_CLAIM_FILES = 20;
 
@@ -28,6 +30,13 @@ export const ClaimBody = z.object({
   }),
   commitSha: z.string().min(7).max(64).regex(/^[0-9a-fA-F]+$/).optional().openapi({
     description: "Commit the work starts from (7 to 64 hex characters), recorded on the claim",
+  }),
+  waitSeconds: z.number().int().min(1).max(MAX_WAIT_SECONDS).optional().openapi({
+    description:
+      `(extension) Integer 1 to ${MAX_WAIT_SECONDS}: when a file is held by another identity (or other agents ` +
+      "already wait for it), wait in the file's queue instead of a 409: the answer is 202 with `data.request`, " +
+      "and the service grants the claim itself, in arrival order, as soon as every file is free",
+    example: 600,
   }),
 }).openapi("ClaimRequest");
 
@@ -69,9 +78,105 @@ export const ClaimConflictError = z.object({
   error: z.object({
     code: z.literal("CONFLICT"),
     message: z.string(),
-    details: z.object({ conflicts: z.array(ClaimConflictSchema) }),
+    details: z.object({
+      conflicts: z.array(ClaimConflictSchema),
+      queue: z.object({
+        waiting: z.number().int().openapi({ description: "Waiting requests on the contested files" }),
+      }).optional().openapi({
+        description:
+          "(extension) Present when other agents wait for a requested file: a file with waiters is " +
+          "granted to them first (a free one too: its conflict item names the first waiter)",
+      }),
+    }),
   }),
 }).openapi("ClaimConflictError");
+
+export const CycleEntrySchema = z.object({
+  claimantName: z.string().openapi({ description: "`agentName` or `agentName/subAgentName`" }),
+  holds: z.array(z.string()).openapi({ description: "Files it holds that others in the cycle wait for" }),
+  waitsFor: z.array(z.string()).openapi({
+    description: "Files it waits for (your entry, the first: the refused request's files)",
+  }),
+}).openapi("WaitCycleEntry");
+
+export const ClaimDeadlockError = z.object({
+  error: z.object({
+    code: z.literal("DEADLOCK"),
+    message: z.string(),
+    details: z.object({
+      cycle: z.array(CycleEntrySchema).openapi({ description: "From you round the cycle, back to you" }),
+      recovery: RecoverySchema.openapi({
+        example: {
+          action: "RELEASE_HELD_FILES",
+          endpoint: "POST /release",
+          payloadHint: { files: ["src/a.ts"] },
+          hint: "Release the files you hold that others wait for, then claim again with waitSeconds",
+        },
+      }),
+    }),
+  }),
+}).openapi("ClaimDeadlockError");
+
+export const ClaimQueueFullError = z.object({
+  error: z.object({
+    code: z.literal("QUEUE_FULL"),
+    message: z.string(),
+    details: z.object({
+      limit: z.number().int(),
+      scope: z.enum(["agent", "file"]),
+      files: z.array(z.string()).optional(),
+      recovery: RecoverySchema,
+    }),
+  }),
+}).openapi("ClaimQueueFullError");
+
+export const CLAIM_REQUEST_STATUSES = ["waiting", "granted", "expired", "cancelled"] as const;
+
+export const ClaimRequestSchema = z.object({
+  id: z.string().uuid(),
+  files: z.array(z.string()),
+  status: z.enum(CLAIM_REQUEST_STATUSES).openapi({
+    description: "`waiting`, then `granted` (the claim exists), `expired` (not granted by expiresAt) or " +
+      "`cancelled` (DELETE, or the agent was revoked)",
+  }),
+  position: z.record(z.string(), z.number().int()).openapi({
+    description: "For each file held by another identity or with earlier waiters: the waiting requests " +
+      "ahead of this one for it (0 = next). Empty once the request is no longer waiting",
+    example: { "src/a.ts": 0 },
+  }),
+  holders: z.record(z.string(), z.string()).openapi({
+    description: "Each held file's claimant (`agentName` or `agentName/subAgentName`)",
+    example: { "src/a.ts": "claude-1" },
+  }),
+  createdAt: z.string(),
+  expiresAt: z.string().openapi({ description: "Not granted by then: `expired` (event claim.wait_expired)" }),
+  grantedAt: z.string().optional(),
+  endedAt: z.string().optional().openapi({ description: "When it expired or was cancelled" }),
+  claims: z.array(ClaimItem).optional().openapi({ description: "Once granted: the claim created for you" }),
+}).openapi("ClaimWaitRequest");
+
+export const ClaimWaitData = z.object({
+  request: ClaimRequestSchema,
+  nextAction: NextActionSchema.openapi({
+    example: { action: "WAIT_FOR_GRANT", message: "Do not poll POST /claim: the service grants ..." },
+  }),
+}).openapi("ClaimWaitResult");
+
+export const ClaimWaitResponse = envelope(ClaimWaitData).openapi("ClaimWaitResponse");
+
+export const ClaimRequestsQuery = z.object({
+  status: z.enum(CLAIM_REQUEST_STATUSES).optional().openapi({ description: "Only requests in this status" }),
+});
+
+export const ClaimRequestParams = z.object({
+  id: z.string().uuid().openapi({ param: { name: "id", in: "path" }, description: "The request's id" }),
+});
+
+export const ClaimRequestResponse = envelope(ClaimRequestSchema).openapi("ClaimWaitRequestResponse");
+
+export const ClaimRequestsResponse = envelope(z.object({
+  requests: z.array(ClaimRequestSchema).max(100).openapi({ description: "Yours, newest first, at most 100" }),
+})).openapi("ClaimWaitRequestsResponse");
 
 export const ClaimCheckQuery = z.object({
   files: z.string().min(1).openapi({
@@ -109,6 +214,11 @@ export const ClaimCheckItem = z.object({
       "Extension (issue 24): when not available, every live claim overlapping the entry (the same entry, a " +
       "directory above it, an entry under it, a symbol of it), earliest first; `claimant` and the fields " +
       "above describe the first",
+  }),
+  queue: z.number().int().optional().openapi({
+    description:
+      "(extension) Waiting requests of other agents on the file. A free file with waiters is not " +
+      "available (`claimant` names the first waiter): it is granted to them first",
   }),
 }).openapi("ClaimCheckItem");
 

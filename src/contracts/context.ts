@@ -361,6 +361,18 @@ export const ContextData = z.object({
     description:
       "Only when present: in-progress tickets without a ledger entry for 30 minutes, longest silent first, at most 20",
   }),
+  claims: z.object({
+    granted: z.array(z.object({
+      requestId: z.string(),
+      files: z.array(z.string()),
+      grantedAt: z.string(),
+    })).max(20).openapi({
+      description: "Claims the service granted you from your wait queue (POST /claim with waitSeconds) " +
+        "that still live, newest first, at most 20",
+    }),
+  }).optional().openapi({
+    description: "(extension, wait queue) Only while a claim granted from your waiting requests lives",
+  }),
   documents: z.array(ContextDocument),
   mcpUrl: z.string(),
 }).openapi("Context");

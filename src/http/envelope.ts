@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode, StatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./env.ts";
 
-type SuccessStatus = 200 | 201;
+type SuccessStatus = 200 | 201 | 202;
 
 declare const promised: unique symbol;
 

@@ -1,17 +1,28 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import {
   ClaimBody,
   ClaimCheckQuery,
   ClaimCheckResponse,
   ClaimConflictError,
+  ClaimDeadlockError,
+  ClaimQueueFullError,
+  ClaimRequestParams,
+  ClaimRequestResponse,
+  ClaimRequestsQuery,
+  ClaimRequestsResponse,
   ClaimResponse,
+  ClaimWaitResponse,
   MAX_CLAIM_FILES,
   MAX_ESTIMATED_SECONDS,
+  MAX_WAIT_SECONDS,
   ReleaseBody,
   ReleaseResponse,
 } from "@/contracts/claims.ts";
-import { errorResponses } from "@/contracts/common.ts";
+import { errorResponses, json } from "@/contracts/common.ts";
 import { CLAIM_ENTRIES_DOC } from "@/contracts/file-path.ts";
+import { MAX_WAITING_PER_AGENT, MAX_WAITING_PER_FILE } from "@/domain/claims/wait.ts";
+import { cancelClaimRequest, getClaimRequest, listClaimRequests } from "@/domain/claims/requests.ts";
 import { CLAIM_GRACE_MS, DEFAULT_CLAIM_MS, STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 import { BACKPRESSURE } from "@/domain/ledger/backpressure.ts";
 import { checkClaims, claimFiles, releaseOwnClaims } from "@/domain/claims/verbs.ts";
@@ -25,6 +36,29 @@ const budget = (name: "claim" | "release") =>
   `${BACKPRESSURE[name].limit} ${BACKPRESSURE[name].label} in ${
     minutes(BACKPRESSURE[name].windowMs)
   } minutes`;
+
+/** POST /claim's description of the wait queue (issue 24 points 1, 2, 4; an extension of the spec). */
+const WAIT_DESCRIPTION = "\n\nWait queue (extension): with `waitSeconds` (integer 1 to " +
+  `${MAX_WAIT_SECONDS}; otherwise 400 VALIDATION_ERROR) a request that meets a file held by another identity, ` +
+  "or one other agents already wait for, answers 202 with `data.request` { id, files, status `waiting`, " +
+  "position { file: requests ahead, 0 = next }, holders { file: claimantName }, createdAt, expiresAt } and " +
+  "nextAction WAIT_FOR_GRANT; nothing is claimed until every file can be granted together. Do not poll: the " +
+  "service grants the claim itself, in arrival order per file, in the same transaction as the release, " +
+  "handoff, revocation or cancellation that frees the files, and within 2 seconds of a claim's expiry: the " +
+  "claim is created as if you had called POST /claim then (CONTEXT entry, `claim.acquired`) plus an event " +
+  "`claim.granted` { requestId, files, agentId }; GET /context lists it in `claims.granted[]`, GET " +
+  "/claim/requests/{id} answers status `granted` with the claims. Not granted by expiresAt: `expired` " +
+  "(event `claim.wait_expired`). When every file is free and unqueued, the claim is made at once (200). " +
+  "Fair order: a file with waiters is never granted to a later request, and a POST /claim without " +
+  "waitSeconds on it answers 409 CONFLICT with `details.queue.waiting`. Limits: at most " +
+  `${MAX_WAITING_PER_AGENT} waiting requests per identity (agent or sub-agent) and ${MAX_WAITING_PER_FILE} ` +
+  "per file: 409 QUEUE_FULL (details limit, scope `agent` or `file`, recovery RETRY_LATER). No deadlocks: a " +
+  "wait that would close a wait-for cycle of any length (you wait for holders and earlier waiters of your " +
+  "files; sub-agents are their own identities) is refused with 409 DEADLOCK, `details.cycle[]` { " +
+  "claimantName, holds, waitsFor } from you round the cycle (your entry's waitsFor lists this request's " +
+  "files) and `details.recovery` { action: RELEASE_HELD_FILES (extension of the spec's actions), endpoint " +
+  "POST /release, payloadHint }: release what you hold, then wait. The check runs under the project's " +
+  "claim lock, so two racing waits cannot both close a cycle.";
 
 export const claimRoute = defineRoute({
   method: "post",
@@ -73,14 +107,27 @@ export const claimRoute = defineRoute({
     "Each claim writes a CONTEXT ledger entry (source system) and a `claim.acquired` event. " +
     "ticketId that does not resolve: 404 TICKET_NOT_FOUND (recovery RESOLVE_TICKET_REF). " +
     `429 BACKPRESSURE over ${budget("claim")} per agent (sub-agents have their own budget); ` +
-    "429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long.",
+    "429 LEDGER_STALE when you hold claims or an in-progress ticket and have not logged for too long." +
+    WAIT_DESCRIPTION,
   request: { body: { required: true, content: { "application/json": { schema: ClaimBody } } } },
   responses: {
     200: { description: "Claimed", content: { "application/json": { schema: ClaimResponse } } },
+    202: {
+      description:
+        "(extension) With `waitSeconds`: a requested file is held or queued; you wait in its queue " +
+        "(`data.request`, status `waiting`) and the service grants the claim itself",
+      content: { "application/json": { schema: ClaimWaitResponse } },
+    },
     ...errorResponses(404),
     409: {
-      description: "CONFLICT: a requested file is held by someone else; nothing was claimed",
-      content: { "application/json": { schema: ClaimConflictError } },
+      description: "CONFLICT: a requested file is held by someone else (or, extension, other agents wait " +
+        "for it); nothing was claimed. Extensions with `waitSeconds`: DEADLOCK (the wait would close a " +
+        "wait-for cycle; recovery RELEASE_HELD_FILES) and QUEUE_FULL (a queue limit)",
+      content: {
+        "application/json": {
+          schema: z.union([ClaimConflictError, ClaimDeadlockError, ClaimQueueFullError]),
+        },
+      },
     },
   },
 }, { scope: "write:claim", roles: ["generator"], cost: 2 });
@@ -129,9 +176,66 @@ export const releaseRoute = defineRoute({
   },
 }, { scope: "write:claim", cost: 2, staleExempt: true });
 
+const REQUEST_NOTE = "Scope read:board. Your own requests only (same agent and sub-agent); another " +
+  "agent's request answers 404 NOT_FOUND. Due work is done first: requests past expiresAt become `expired`, " +
+  "and free files are granted.";
+
+export const claimRequestsRoute = defineRoute({
+  method: "get",
+  path: "/claim/requests",
+  tags: ["Claims"],
+  summary: "(extension) Your claim wait requests",
+  description: REQUEST_NOTE + " Query `status` (waiting, granted, expired, cancelled) filters. Response " +
+    "`{ requests }`, newest first, at most 100.",
+  request: { query: ClaimRequestsQuery },
+  responses: { 200: { description: "Your requests", ...json(ClaimRequestsResponse) } },
+}, { scope: "read:board", cost: 1 });
+
+export const claimRequestRoute = defineRoute({
+  method: "get",
+  path: "/claim/requests/{id}",
+  tags: ["Claims"],
+  summary: "(extension) One of your claim wait requests",
+  description: REQUEST_NOTE + " Answers the request (the shape of POST /claim's 202 `data.request`; " +
+    "`position` and `holders` as of now), plus `claims[]` once granted.",
+  request: { params: ClaimRequestParams },
+  responses: { 200: { description: "The request", ...json(ClaimRequestResponse) }, ...errorResponses(404) },
+}, { scope: "read:board", cost: 1 });
+
+export const cancelClaimRequestRoute = defineRoute({
+  method: "delete",
+  path: "/claim/requests/{id}",
+  tags: ["Claims"],
+  summary: "(extension) Cancel one of your claim wait requests",
+  description: "Scope write:claim. Cancels your waiting request: 200 with the request, status `cancelled` " +
+    "(a body, if any, is ignored; cancelling a cancelled one answers it again). A granted or expired " +
+    "request answers 409 CONFLICT (release a granted claim with POST /release); another agent's request " +
+    "404 NOT_FOUND. Later waiters that it held back are granted in the same transaction.",
+  request: { params: ClaimRequestParams },
+  responses: {
+    200: { description: "Cancelled", ...json(ClaimRequestResponse) },
+    ...errorResponses(404, 409),
+  },
+}, { scope: "write:claim", cost: 1, staleExempt: true });
+
 /** Claims routes. */
 export function registerClaims(api: OpenAPIHono<AppEnv>): void {
-  handle(api, claimRoute, async ({ c, body, ctx }) => ok(c, await claimFiles(ctx, body)));
+  handle(api, claimRoute, async ({ c, body, ctx }) => {
+    const answer = await claimFiles(ctx, body);
+    if ("request" in answer) return ok(c, { request: answer.request, nextAction: answer.nextAction }, 202);
+    return ok(c, answer, 200);
+  });
+  handle(
+    api,
+    claimRequestsRoute,
+    async ({ c, query, ctx }) => ok(c, await listClaimRequests(ctx, query.status)),
+  );
+  handle(api, claimRequestRoute, async ({ c, params, ctx }) => ok(c, await getClaimRequest(ctx, params.id)));
+  handle(
+    api,
+    cancelClaimRequestRoute,
+    async ({ c, params, ctx }) => ok(c, await cancelClaimRequest(ctx, params.id)),
+  );
   handle(api, claimCheckRoute, async ({ c, query, ctx }) => ok(c, await checkClaims(ctx, query.files)));
   handle(api, releaseRoute, async ({ c, body, ctx }) => ok(c, await releaseOwnClaims(ctx, body)));
 }

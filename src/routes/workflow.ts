@@ -190,7 +190,9 @@ export const beginRoute = defineRoute({
     "agent; or its status changed during the call: details.observedStatus, recovery REFRESH_TICKET_STATE); " +
     "422 INVALID_TRANSITION (done or cancelled ticket, or a board without in_progress). `files` takes " +
     "directory (`src/auth/`) and symbol (`src/a.ts#parse`) entries as POST /claim does (extension, issue 24): " +
-    "an entry that overlaps another identity's claim is a 409 CONFLICT.",
+    "an entry that overlaps another identity's claim is a 409 CONFLICT. Claim wait queue " +
+    "(extension): a file other agents wait for (POST /claim with waitSeconds) is granted to them first, so " +
+    "begin answers 409 CONFLICT with details.queue { waiting }; wait with POST /claim, then begin.",
   request: { body: { required: true, content: { "application/json": { schema: BeginBody } } } },
   responses: {
     200: { description: "Begun", content: { "application/json": { schema: BeginResponse } } },

@@ -81,12 +81,14 @@ test("issue 12: POST /ledger, POST /claim, POST /release, PATCH /ticket moves ru
     // Admission; the ticket reference; the write.
     "ledger, ticket": one(3),
     // Admission; then in one transaction (issue 24 point 5: claims of directories and symbols are exact
-    // only when claim writes serialise): the project's claim lock; the budget's hit, the ticket and the
-    // holders; the write's savepoint; every write.
+    // only when claim writes serialise): the project's claim lock; the budget's hit, the ticket, the
+    // holders and the wait queue's state; the write's savepoint; every write.
     "claim": { statements: 5, transactions: 1 },
     "claim renew": { statements: 5, transactions: 1 },
-    // Admission; the budget's hit, the release, its entry and events.
-    "release": one(2),
+    // Admission; then one transaction (issue 24: the release grants the claim wait queue's next requests
+    // in it): the project's claim lock, the budget's hit with the release, its entry and events, the
+    // waiting requests (none here).
+    "release": { statements: 4, transactions: 1 },
     // Admission; the ticket with its project, assignee and test evidence; the move and its event.
     "move": one(3),
     "move back": one(3),

@@ -5,6 +5,17 @@ import type { ExampleTable } from "./types.ts";
  * Recorded from a real run of the service (ids, tokens and times as it issues them; lists cut to three
  * items), then kept by hand. tests/openapi.test.ts validates each against its schema.
  */
+/** A waiting claim request (POST /claim with waitSeconds, issue 24). */
+const WAITING_REQUEST = {
+  id: "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90",
+  files: ["src/login.ts"],
+  status: "waiting",
+  position: { "src/login.ts": 0 },
+  holders: { "src/login.ts": "builder" },
+  createdAt: "2026-11-26T23:02:01.894Z",
+  expiresAt: "2026-11-26T23:12:01.894Z",
+};
+
 export const claimExamples: ExampleTable = {
   "POST /claim": {
     request: {
@@ -34,6 +45,17 @@ export const claimExamples: ExampleTable = {
           callsRemaining: 14928,
         },
       },
+      202: {
+        data: {
+          request: WAITING_REQUEST,
+          nextAction: {
+            action: "WAIT_FOR_GRANT",
+            message:
+              "Do not poll POST /claim: the service grants these files to you itself, in arrival order, as soon as they are free (event claim.granted with requestId 5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90 in GET /events, claims.granted in GET /context, or GET /claim/requests/5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90). Work on something else meanwhile; the request expires at 2026-11-26T23:12:01.894Z (cancel it with DELETE /claim/requests/5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90)",
+          },
+        },
+        meta: { callsRemaining: 14927 },
+      },
       409: {
         error: {
           code: "CONFLICT",
@@ -60,6 +82,72 @@ export const claimExamples: ExampleTable = {
               },
             ],
           },
+        },
+      },
+    },
+  },
+  "GET /claim/requests": {
+    responses: {
+      200: { data: { requests: [WAITING_REQUEST] }, meta: {} },
+      400: {
+        error: {
+          code: "VALIDATION_ERROR",
+          message:
+            'Invalid status: Invalid option: expected one of "waiting"|"granted"|"expired"|"cancelled"',
+          details: {
+            target: "query",
+            fields: [{
+              path: "status",
+              message: 'Invalid option: expected one of "waiting"|"granted"|"expired"|"cancelled"',
+              code: "invalid_value",
+            }],
+          },
+        },
+      },
+    },
+  },
+  "GET /claim/requests/{id}": {
+    responses: {
+      200: {
+        data: {
+          ...WAITING_REQUEST,
+          status: "granted",
+          position: {},
+          holders: {},
+          grantedAt: "2026-11-26T23:09:12.310Z",
+          claims: [{
+            file: "src/login.ts",
+            claimedAt: "2026-11-26T23:09:12.310Z",
+            expiresAt: "2026-11-26T23:39:12.310Z",
+          }],
+        },
+        meta: {},
+      },
+      404: {
+        error: {
+          code: "NOT_FOUND",
+          message: 'Cannot find claim request "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90": not one of yours',
+        },
+      },
+    },
+  },
+  "DELETE /claim/requests/{id}": {
+    responses: {
+      200: {
+        data: {
+          ...WAITING_REQUEST,
+          status: "cancelled",
+          position: {},
+          holders: {},
+          endedAt: "2026-11-26T23:05:40.002Z",
+        },
+        meta: {},
+      },
+      409: {
+        error: {
+          code: "CONFLICT",
+          message: 'Cannot cancel claim request "5b0f7a4e-3c1d-4d8e-9a51-0c2f6e7d8b90": it is granted',
+          details: { status: "granted" },
         },
       },
     },

@@ -1,4 +1,5 @@
 import type { Trx } from "@/db/database.ts";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import { writeSystemEntry } from "@/domain/core/system-entry.ts";
@@ -36,6 +37,8 @@ export interface AgentRevocation {
  */
 export async function revokeAgentIn(trx: Trx, input: RevokeAgentInput): Promise<AgentRevocation | null> {
   const { projectId, now } = input;
+  // First: the revocation releases claims and grants waiters (one lock order with the wait queue).
+  await lockProjectClaims(trx, projectId);
   const agent = await trx.updateTable("agents").set({ status: "revoked" })
     .where("id", "=", input.agentId).where("project_id", "=", projectId)
     .where("status", "!=", "revoked").returning(["id", "name"]).executeTakeFirst();

@@ -3,6 +3,9 @@ import type { DbOrTrx } from "@/db/database.ts";
 import { eventCtes } from "@/domain/core/record-event.ts";
 import { lockEntryTickets } from "@/domain/core/system-entry.ts";
 import { fileKeyIn } from "@/domain/core/claim-holders.ts";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
+import type { Trx } from "@/db/database.ts";
+import { grantWaiting } from "./queue.ts";
 
 export interface ReleaseInput {
   projectId: string;
@@ -32,10 +35,31 @@ export interface ReleaseBudget {
 /**
  * Releases whole claims, in the caller's transaction or alone, and returns the files that were actively
  * held (sorted, no duplicates). Expired claims that match are released too but not reported.
- * Nothing matches when neither `files`, `all` nor `ticketId` is given.
+ * Nothing matches when neither `files`, `all` nor `ticketId` is given. This is the release every caller
+ * shares (POST /release, handoff, approval, revocation, release requests): inside a transaction it
+ * grants the wait queue's next requests in that same transaction (`releaseAndGrant`).
  */
 export async function releaseClaims(db: DbOrTrx, input: ReleaseInput): Promise<string[]> {
-  return (await releaseWithBudget(db, input, null)).released;
+  return (await releaseAndGrant(db, input, null)).released;
+}
+
+/**
+ * `releaseWithBudget`, then, when `db` is a transaction, the wait queue's grants (`grantWaiting`) in it:
+ * the project's claim lock is taken before the release, so a waiter that is being queued either sees
+ * the file still held (and is granted here) or free. (Callers whose transaction writes events before
+ * releasing take `lockProjectClaims` first, so locks are always taken in one order.)
+ */
+export async function releaseAndGrant(
+  db: DbOrTrx,
+  input: ReleaseInput,
+  budget: ReleaseBudget | null,
+): Promise<{ released: string[]; count: number | null }> {
+  if (!db.isTransaction) return await releaseWithBudget(db, input, budget);
+  const trx = db as Trx;
+  await lockProjectClaims(trx, input.projectId);
+  const result = await releaseWithBudget(trx, input, budget);
+  await grantWaiting(trx, input.projectId, input.now, { locked: true });
+  return result;
 }
 
 /**

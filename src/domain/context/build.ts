@@ -43,6 +43,8 @@ import { nextActionFor } from "./next-action.ts";
 import { checkPlatform, type ContextInput } from "./params.ts";
 import { metaContextOf } from "@/domain/core/silence.ts";
 import { writePayloadSchemas } from "./write-schemas.ts";
+import { grantedOf, grantedQuery } from "./claims.ts";
+import { settleQueue } from "@/domain/claims/queue.ts";
 
 /** GET /context: everything an agent needs to resume, in one call. Returns `data` and `meta.context`. */
 export async function getContext(ctx: ActorCtx, input: ContextInput) {
@@ -53,6 +55,11 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
   const limits = contextLimits(project.settings ?? {}, input);
   const prefix = project.ticket_prefix;
   const first = await loadSections(ctx, prefix, limits, now, input.compact);
+  if (first.queueDue) {
+    // The wait queue's due work (a blocking claim expired, a request expired), done by this request.
+    await settleQueue(db, actor.projectId, now);
+    first.granted = grantedOf(await grantedQuery(db, actor, now).execute());
+  }
   const second = await loadTicketSections(ctx, prefix, input.compact, limits.shownLedger, first);
 
   // Last, and only once every read succeeded: the writes of this call (what the caller has now seen,
@@ -198,6 +205,8 @@ function contextBody(ctx: ActorCtx, input: ContextInput, p: BodyParts) {
     }),
     envHealth: f.envHealth,
     repoMismatch: repoMismatchOf(f.repoReport, activeTicket),
+    // (extension, issue 24) Only while a claim granted from your wait queue lives.
+    ...(first.granted.length > 0 ? { claims: { granted: first.granted } } : {}),
     skillVersion: second.skill,
     skillStale: f.agentSkill !== null && f.agentSkill !== second.skill,
     schema: schemaOf(publicUrl, input.include.includes("write_schemas") ? writePayloadSchemas() : null),

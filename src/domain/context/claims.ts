@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { DbOrTrx } from "@/db/database.ts";
-import { STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
+import { CLAIM_GRACE_MS as STALE_GRACE_MS, STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 import { OPEN_CLAIMS_SHOWN } from "./params.ts";
 
 /** `expiringClaims`: live claims of the caller that expire within this window (CTX-024). */
@@ -155,4 +155,56 @@ export function collisionsOf(
     ticketRef: `${input.prefix}-${r.number}`,
     conflictingFiles: r.expected_files.filter((f) => mine.has(f)),
   }));
+}
+
+/** Granted wait requests listed in `claims.granted` (issue 24 point 1), newest first. */
+const MAX_GRANTED_SHOWN = 20;
+
+/**
+ * The caller's (exact identity's) granted wait requests whose claim still lives: `claims.granted[]` of
+ * GET /context, `{ requestId, files, grantedAt }` once revived.
+ */
+export function grantedQuery(
+  db: DbOrTrx,
+  actor: { projectId: string; agentId: string; subAgentName: string | null },
+  now: Date,
+) {
+  return db.selectFrom("claim_requests as r")
+    .innerJoin("claims as c", "c.id", "r.claim_id")
+    .select(["r.id as requestId", "r.files", "r.ended_at as grantedAt"])
+    .where("r.project_id", "=", actor.projectId).where("r.agent_id", "=", actor.agentId)
+    .where((eb) =>
+      actor.subAgentName === null
+        ? eb("r.sub_agent_name", "is", null)
+        : eb("r.sub_agent_name", "=", actor.subAgentName)
+    )
+    .where("r.status", "=", "granted").where("c.released_at", "is", null).where("c.expires_at", ">", now)
+    .orderBy("r.ended_at", "desc").limit(MAX_GRANTED_SHOWN);
+}
+
+/** `claims.granted[]` items from the rows of `grantedQuery` (times as Date, or as text through JSON). */
+export function grantedOf(
+  rows: Array<{ requestId: string; files: string[]; grantedAt: Date | string | null }>,
+) {
+  return rows.map((r) => ({
+    requestId: r.requestId,
+    files: r.files,
+    grantedAt: r.grantedAt ? new Date(r.grantedAt).toISOString() : "",
+  }));
+}
+
+/** One waiting request of the project that is due (expired, or with a file no live claim holds), if any. */
+export function queueDueQuery(db: DbOrTrx, projectId: string, now: Date) {
+  const graceStart = new Date(now.getTime() - STALE_GRACE_MS);
+  return db.selectFrom("claim_requests as r").select("r.id")
+    .where("r.project_id", "=", projectId).where("r.status", "=", "waiting")
+    .where(sql<boolean>`(r.expires_at <= ${now}::timestamptz OR EXISTS (
+        SELECT 1 FROM jsonb_array_elements_text(r.files) AS w(file)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM claim_files AS f JOIN claims AS c ON c.id = f.claim_id
+            LEFT JOIN sessions AS s ON s.id = c.session_id
+          WHERE f.project_id = r.project_id AND lower(f.file) = lower(w.file) AND f.released_at IS NULL
+            AND c.released_at IS NULL AND c.expires_at > ${now}::timestamptz
+            AND (s.ended_at IS NULL OR s.ended_at > ${graceStart}::timestamptz))))`)
+    .limit(1);
 }

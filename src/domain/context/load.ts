@@ -6,7 +6,15 @@ import { staleTicketRows, staleTicketsQuery } from "@/domain/ledger/stale.ts";
 import { issueRefreshedToken } from "@/domain/sessions/refresh.ts";
 import { skillVersion } from "./agent-state.ts";
 import { readLists, revived, type RowOf } from "./json-lists.ts";
-import { claimsOf, claimsQuery, collisionsOf, collisionsQuery } from "./claims.ts";
+import {
+  claimsOf,
+  claimsQuery,
+  collisionsOf,
+  collisionsQuery,
+  grantedOf,
+  grantedQuery,
+  queueDueQuery,
+} from "./claims.ts";
 import { ledgerPageOf, ledgerPageQuery, pinnedOf, pinnedQuery } from "./ledger.ts";
 import type { ContextLimits } from "./limits.ts";
 import { CONNECTED_AGENTS_SHOWN, PENDING_REVIEWS_SHOWN, STALE_TICKETS_SHOWN } from "./params.ts";
@@ -124,6 +132,8 @@ export async function loadSections(
     session: sessionQuery(db, actor.sessionId),
     active: activeTicketQuery(db, actor),
     claims: claimsQuery(db, actor.projectId, actor.agentId, now),
+    granted: grantedQuery(db, actor, now),
+    queueDue: queueDueQuery(db, actor.projectId, now),
     mine: yourReviewsQuery(db, actor.projectId, actor.agentId),
     queue: workqueueQuery(db, actor.projectId, 20),
     board: boardCountsQuery(db, actor.projectId),
@@ -163,6 +173,8 @@ export async function loadSections(
     session: revived(q.session, l.session, ["started_at", "report_at"])[0],
     activeRow: revived(q.active, l.active, ["criteria_acknowledged_at"])[0],
     claims: claimsOf(revived(q.claims, l.claims), actor.agentId, now, actor.subAgentName),
+    granted: grantedOf(revived(q.granted, l.granted)),
+    queueDue: revived(q.queueDue, l.queueDue).length > 0,
     ledger: q.ledger
       ? ledgerPageOf(revived(q.ledger, l.ledger, ["created_at"]), limits.shownLedger)
       : { entries: [], nextSeq: null },

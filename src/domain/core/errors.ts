@@ -115,10 +115,11 @@ export const SPEC_ENDPOINT_RECOVERY_ACTIONS = [
 ] as const;
 
 /**
- * Extension actions (none today). One added here must also be documented as an extension of the
- * spec's list in the OpenAPI description of each route that answers it.
+ * Extension actions. One added here must also be documented as an extension of the spec's list in the
+ * OpenAPI description of each route that answers it. RELEASE_HELD_FILES: POST /claim's 409 DEADLOCK
+ * (issue 24 point 4).
  */
-export const EXTENSION_RECOVERY_ACTIONS = [] as const;
+export const EXTENSION_RECOVERY_ACTIONS = ["RELEASE_HELD_FILES"] as const;
 
 /**
  * Actions of the operator API only (outside the spec's agent-facing interface, documented with the operator

@@ -10,7 +10,11 @@ export const SKILL_DOCUMENT = `# Working with the coordination service
 3. Log as you go: POST /api/ledger (PROGRESS, DECISION, TESTED...). Silence over ${DEFAULT_LEDGER_STALE_MINUTES} minutes while holding
    work blocks other writes with 429 LEDGER_STALE.
 4. POST /api/handoff when done: releases your claims and moves the ticket to review.
-Never edit a file another agent has claimed: check with GET /api/claim/check.`;
+Never edit a file another agent has claimed: check with GET /api/claim/check.
+A file is taken (409)? Do not poll: POST /api/claim again with "waitSeconds" (1-3600). You get 202 and a
+   request id, join the file's queue, and the service grants you the claim itself when it frees up (event
+   claim.granted, claims.granted in GET /api/context); meanwhile work on something else. A 409 DEADLOCK
+   means you hold what others wait for: release those files (POST /api/release), then wait.`;
 
 interface PairingContextInput {
   projectId: string;

@@ -1,4 +1,5 @@
 import { isStale } from "@/domain/core/claim-policy.ts";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
 import { releaseClaims } from "@/domain/claims/release.ts";
 import { revokeAgentIn } from "@/domain/agents/revoke.ts";
 import { ADMIN_CODE_TTL_SECONDS, issueAgentCode, type IssuedCode } from "@/domain/pairing/codes.ts";
@@ -70,6 +71,7 @@ export async function releaseStaleClaim(ctx: ActorCtx, claimId: string): Promise
   const now = ctx.clock.now();
   if (!UUID.test(claimId)) throw fail.notFound(`Cannot release claim "${claimId}": not found`);
   return await ctx.db.transaction().execute(async (trx) => {
+    await lockProjectClaims(trx, actor.projectId); // the release grants waiters: the queue's lock first
     const claim = await trx.selectFrom("claims").select([
       "id",
       "agent_id",

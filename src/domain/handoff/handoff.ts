@@ -1,4 +1,5 @@
 import type { DbOrTrx, Trx } from "@/db/database.ts";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import { writeSystemEntry } from "@/domain/core/system-entry.ts";
 import { closeSessions } from "@/domain/sessions/close.ts";
@@ -143,6 +144,8 @@ interface HandoffPlan {
 async function writeHandoff(trx: Trx, at: HandoffAt, plan: HandoffPlan): Promise<Written> {
   const { actor, now } = at;
   const { input, artifacts, ticket, target } = plan;
+  // First: the handoff releases claims and grants waiters (one lock order with the wait queue).
+  await lockProjectClaims(trx, actor.projectId);
   const ticketId = ticket?.id ?? null;
   const base = { projectId: actor.projectId, agentId: actor.agentId, subAgentName: actor.subAgentName };
   const entry = { ...base, sessionId: at.sessionId, ticketId, now };

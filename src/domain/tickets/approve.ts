@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
 import type { ApproveBody } from "@/contracts/workflow.ts";
 import { sql } from "kysely";
 import type { Trx } from "@/db/database.ts";
@@ -106,6 +107,8 @@ export async function approveTicket(ctx: ActorCtx, ticketRef: string, input: App
   const { actor } = ctx;
   const now = ctx.clock.now();
   return await ctx.db.transaction().execute(async (trx) => {
+    // First: an approval releases claims and grants waiters (one lock order with the wait queue).
+    await lockProjectClaims(trx, actor.projectId);
     const ticket = await ticketByPathId(trx, actor.projectId, ticketRef);
     const project = await loadProject(trx, actor.projectId);
     checkApprovable(actor, ticket, project, input.expectedStatus);

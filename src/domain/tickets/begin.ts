@@ -1,5 +1,6 @@
 import { acquireClaims } from "@/domain/claims/acquire.ts";
 import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
+import { refuseQueued } from "@/domain/claims/wait.ts";
 import type { Trx } from "@/db/database.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
 import { writeSystemEntry } from "@/domain/core/system-entry.ts";
@@ -33,7 +34,7 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
     const plan = planBegin(actor, ticket, project, input, now);
     // An OAuth caller has no token session: begin opens (or reuses) its work session.
     const sessionId = await workSessionOf(trx, actor, now);
-    const claimed = await acquireClaims(trx, {
+    const acquire = {
       projectId: actor.projectId,
       agentId: actor.agentId,
       agentName: actor.agentName,
@@ -43,7 +44,10 @@ export async function beginTicket(ctx: ActorCtx, input: BeginInput) {
       files: input.files,
       ...(input.estimatedSeconds !== undefined ? { estimatedSeconds: input.estimatedSeconds } : {}),
       now,
-    });
+    };
+    // Fair order (issue 24): files other agents wait for go to them first (409 CONFLICT, details.queue).
+    await refuseQueued(trx, acquire);
+    const claimed = await acquireClaims(trx, acquire);
     await writeBegin(trx, { actor, ticket, plan, files: input.files, sessionId, now });
     return beginResponse(ticket, plan, sessionId, claimed.claims);
   });

@@ -1,4 +1,5 @@
 import type { UpdateObject } from "kysely";
+import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
 import type { PatchTicketInput } from "@/contracts/workflow.ts";
 import type { Database, DbOrTrx, Trx } from "@/db/database.ts";
 import { toJson } from "@/db/tables/types.ts";
@@ -75,6 +76,8 @@ export async function patchTicket(ctx: ActorCtx, input: PatchTicketInput) {
   const row = plan.edited.length === 0 && plan.release === null
     ? await writeTicket(ctx.db, ctx.actor, target, plan, now)
     : await ctx.db.transaction().execute(async (trx) => {
+      // A release of claims grants waiters: take the claim lock first (one lock order with the queue).
+      if (plan.release !== null) await lockProjectClaims(trx, ctx.actor.projectId);
       const row = await writeTicket(trx, ctx.actor, target, plan, now);
       await writeAfter(trx, ctx.actor, target.ticket, plan, row, now);
       return row;
