@@ -109,6 +109,14 @@ export interface SvcApi {
   getClaimCheck: OperationMethod<"getClaimCheck">;
   /** `POST /release`: Release your claims */
   postRelease: OperationMethod<"postRelease">;
+  /** `GET /claim/release-requests`: List your release requests, or those addressed to you */
+  getClaimReleaseRequests: OperationMethod<"getClaimReleaseRequests">;
+  /** `POST /claim/release-requests`: Ask the holder of files to release them */
+  postClaimReleaseRequests: OperationMethod<"postClaimReleaseRequests">;
+  /** `GET /claim/release-requests/{requestId}`: Read one release request */
+  getClaimReleaseRequestsByRequestId: OperationMethod<"getClaimReleaseRequestsByRequestId">;
+  /** `POST /claim/release-requests/{requestId}/answer`: Answer a release request addressed to you */
+  postClaimReleaseRequestsAnswer: OperationMethod<"postClaimReleaseRequestsAnswer">;
   /** `GET /ledger`: Read the ledger */
   getLedger: OperationMethod<"getLedger">;
   /** `POST /ledger`: Append a ledger entry */
@@ -215,6 +223,18 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   postClaim: { method: "POST", path: "/claim", server: "base" },
   getClaimCheck: { method: "GET", path: "/claim/check", server: "base" },
   postRelease: { method: "POST", path: "/release", server: "base" },
+  getClaimReleaseRequests: { method: "GET", path: "/claim/release-requests", server: "base" },
+  postClaimReleaseRequests: { method: "POST", path: "/claim/release-requests", server: "base" },
+  getClaimReleaseRequestsByRequestId: {
+    method: "GET",
+    path: "/claim/release-requests/{requestId}",
+    server: "base",
+  },
+  postClaimReleaseRequestsAnswer: {
+    method: "POST",
+    path: "/claim/release-requests/{requestId}/answer",
+    server: "base",
+  },
   getLedger: { method: "GET", path: "/ledger", server: "base" },
   postLedger: { method: "POST", path: "/ledger", server: "base" },
   postLedgerBatch: { method: "POST", path: "/ledger/batch", server: "base" },

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { RELEASE_REQUESTS_IN_CONTEXT, ReleaseRequestSchema } from "./release-requests.ts";
 import { LEDGER_SOURCE_FILTERS, LEDGER_TYPES } from "@/shared/vocabulary.ts";
 import {
   AgentIdentity,
@@ -360,6 +361,10 @@ export const ContextData = z.object({
   })).optional().openapi({
     description:
       "Only when present: in-progress tickets without a ledger entry for 30 minutes, longest silent first, at most 20",
+  }),
+  releaseRequests: z.array(ReleaseRequestSchema).max(RELEASE_REQUESTS_IN_CONTEXT).optional().openapi({
+    description: "Only when present (extension, issue 24): pending release requests addressed to you whose " +
+      "files you still hold, oldest first; answer each with POST /claim/release-requests/{requestId}/answer",
   }),
   documents: z.array(ContextDocument),
   mcpUrl: z.string(),

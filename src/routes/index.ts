@@ -8,6 +8,7 @@ import { registerHandoff } from "./handoff.ts";
 import { registerLedger } from "./ledger.ts";
 import { registerMe } from "./me.ts";
 import { registerPairing } from "./pairing.ts";
+import { registerReleaseRequests } from "./release-requests.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerSkill } from "./skill.ts";
 import { registerSprints } from "./sprints.ts";
@@ -23,6 +24,7 @@ export function registerRoutes(api: OpenAPIHono<AppEnv>): void {
   registerTickets(api);
   registerWorkflow(api);
   registerClaims(api);
+  registerReleaseRequests(api);
   registerLedger(api);
   registerHandoff(api);
   registerBrief(api);

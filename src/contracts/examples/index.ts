@@ -5,6 +5,7 @@ import { handoffExamples } from "./handoff.ts";
 import { ledgerExamples } from "./ledger.ts";
 import { oauthExamples } from "./oauth.ts";
 import { pairingExamples } from "./pairing.ts";
+import { releaseRequestExamples } from "./release-requests.ts";
 import { sprintExamples } from "./sprints.ts";
 import { threadExamples } from "./threads.ts";
 import { ticketExamples } from "./tickets.ts";
@@ -18,6 +19,7 @@ export const OPERATION_EXAMPLES: ExampleTable = {
   ...ticketExamples,
   ...contextExamples,
   ...claimExamples,
+  ...releaseRequestExamples,
   ...ledgerExamples,
   ...handoffExamples,
   ...threadExamples,
