@@ -157,6 +157,8 @@ export interface SvcApi {
   getSprintBySprintId: OperationMethod<"getSprintBySprintId">;
   /** `PATCH /sprint/{sprintId}`: Edit a sprint or move it through its statuses */
   patchSprintBySprintId: OperationMethod<"patchSprintBySprintId">;
+  /** `GET /sprint/{sprintId}/plan`: Which of the sprint's open tickets can run at the same time */
+  getSprintPlan: OperationMethod<"getSprintPlan">;
   /** `POST /sprint/assign`: Put a ticket in a sprint, or take it out */
   postSprintAssign: OperationMethod<"postSprintAssign">;
   /** `GET /context`: Everything an agent needs to resume work, in one call */
@@ -255,6 +257,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getSprintCurrent: { method: "GET", path: "/sprint/current", server: "base" },
   getSprintBySprintId: { method: "GET", path: "/sprint/{sprintId}", server: "base" },
   patchSprintBySprintId: { method: "PATCH", path: "/sprint/{sprintId}", server: "base" },
+  getSprintPlan: { method: "GET", path: "/sprint/{sprintId}/plan", server: "base" },
   postSprintAssign: { method: "POST", path: "/sprint/assign", server: "base" },
   getContext: { method: "GET", path: "/context", server: "base" },
   getContextMore: { method: "GET", path: "/context/more", server: "base" },

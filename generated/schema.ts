@@ -896,6 +896,26 @@ export interface paths {
         patch: operations["patchSprintBySprintId"];
         trace?: never;
     };
+    "/sprint/{sprintId}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which of the sprint's open tickets can run at the same time
+         * @description Extension of the spec (issue 24): a parallel plan. Any valid token. The sprint's tickets that are not done or cancelled, in priority order (critical, high, normal, low) then by number, each put into the first wave where no ticket's `expectedFiles` overlap its own (paths compare as claims do, letter case ignored); a ticket without expected files overlaps nothing. `waves[] { tickets[] { key, title, priority, expectedFiles } }` in order, and `blockedByClaims[] { key, files, holders }`: tickets whose expected files are held now by an agent other than the ticket's assignee (for an unassigned ticket: other than you); they also appear in their wave. The same data always gives the same plan. Errors: 400 (sprintId not a UUID; recovery LIST_SPRINTS), 404 NOT_FOUND (recovery LIST_SPRINTS).
+         */
+        get: operations["getSprintPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sprint/assign": {
         parameters: {
             query?: never;
@@ -2869,6 +2889,35 @@ export interface components {
             /** @description The same notes as Markdown */
             markdown: string;
         } | null;
+        SprintPlanResponse: {
+            data: components["schemas"]["SprintPlan"];
+            meta: components["schemas"]["Meta"];
+        };
+        SprintPlan: {
+            /** @description Waves in order; no two tickets of one wave have overlapping expected files */
+            waves: {
+                tickets: components["schemas"]["SprintPlanTicket"][];
+            }[];
+            /** @description Tickets (also in their wave) whose expected files another agent holds now: not the ticket's assignee, or for an unassigned ticket not you */
+            blockedByClaims: {
+                key: string;
+                /** @description The ticket's expected files held now */
+                files: string[];
+                /** @description Their holders (`agentName` or `agentName/subAgentName`), sorted */
+                holders: string[];
+            }[];
+        };
+        SprintPlanTicket: {
+            /**
+             * @description `PREFIX-n`
+             * @example WEB-12
+             */
+            key: string;
+            title: string;
+            /** @description critical, high, normal or low (the order of the plan) */
+            priority: string;
+            expectedFiles: string[];
+        };
         SprintAssignResult: {
             /** Format: uuid */
             ticketId: string;
@@ -12188,6 +12237,181 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSprintPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sprint UUID */
+                sprintId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "waves": [
+                     *           {
+                     *             "tickets": [
+                     *               {
+                     *                 "key": "WEB-12",
+                     *                 "title": "Fix the token refresh",
+                     *                 "priority": "high",
+                     *                 "expectedFiles": [
+                     *                   "src/auth/token.ts"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "key": "WEB-14",
+                     *                 "title": "Style the login page",
+                     *                 "priority": "normal",
+                     *                 "expectedFiles": [
+                     *                   "src/login.css"
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "tickets": [
+                     *               {
+                     *                 "key": "WEB-13",
+                     *                 "title": "Log token failures",
+                     *                 "priority": "normal",
+                     *                 "expectedFiles": [
+                     *                   "src/auth/token.ts"
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "blockedByClaims": [
+                     *           {
+                     *             "key": "WEB-14",
+                     *             "files": [
+                     *               "src/login.css"
+                     *             ],
+                     *             "holders": [
+                     *               "designer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14880
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SprintPlanResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "No sprint \"cf03682d-b740-4774-a266-d17e29cb52af\" in this project",
+                     *         "details": {
+                     *           "sprintId": "cf03682d-b740-4774-a266-d17e29cb52af",
+                     *           "recovery": {
+                     *             "action": "LIST_SPRINTS",
+                     *             "endpoint": "GET /sprint",
+                     *             "payloadHint": null,
+                     *             "hint": "List the project's sprints and use a sprint's id (UUID)"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
