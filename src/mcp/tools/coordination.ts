@@ -25,7 +25,8 @@ const ClaimInput = bodyOf(claimRoute);
 export const svcClaim: ToolDefinition<typeof ClaimInput> = {
   name: "svc_claim",
   title: "Claim files",
-  description: "Claims files for your work, all or nothing (`files`, optional `ticketId`, `estimatedSeconds`, " +
+  description:
+    "Claims files for your work, all or nothing (`files`, optional `ticketId`, `estimatedSeconds`, " +
     "`allowSubAgents`, `commitSha`, and `waitSeconds` where the service offers waiting: wait in line instead " +
     "of a refusal). A file held by someone else answers CONFLICT with the holders." + see(claimRoute),
   input: ClaimInput,
