@@ -235,3 +235,22 @@ test("CLAIMQ-3 a sub-agent holder is its own identity: it answers, its parent ca
   assert.equal(res.status, 200, res.text);
   assert.deepEqual(res.body.data.releasedFiles, ["src/s.ts"]);
 });
+
+test("CLAIMQ-3 two concurrent answers: exactly one wins, the other is 409", async () => {
+  const { projectId } = await newProject();
+  const a = await pairAgent(projectId);
+  const b = await pairAgent(projectId);
+  await claim(a.token, ["src/a.ts", "src/b.ts"]);
+  const request = (await ask(b.token, ["src/a.ts"])).body.data;
+  const answers = await Promise.all([
+    answer(a.token, request.id, { answer: "release" }),
+    answer(a.token, request.id, { answer: "decline" }),
+    answer(a.token, request.id, { answer: "release" }),
+  ]);
+  assert.deepEqual(answers.map((r) => r.status).sort(), [200, 409, 409]);
+  const won = answers.find((r) => r.status === 200)!.body.data.status;
+  const events = await eventsOf(b.token, "claim.release_answered");
+  assert.equal(events.length, 1);
+  assert.equal(won, events[0].data.answer === "release" ? "released" : "declined");
+  assert.deepEqual(await holders(b.token, ["src/b.ts"]), { "src/b.ts": a.name });
+});
