@@ -115,6 +115,14 @@ export interface SvcApi {
   getClaimCheck: OperationMethod<"getClaimCheck">;
   /** `POST /release`: Release your claims */
   postRelease: OperationMethod<"postRelease">;
+  /** `GET /claim/release-requests`: List your release requests, or those addressed to you */
+  getClaimReleaseRequests: OperationMethod<"getClaimReleaseRequests">;
+  /** `POST /claim/release-requests`: Ask the holder of files to release them */
+  postClaimReleaseRequests: OperationMethod<"postClaimReleaseRequests">;
+  /** `GET /claim/release-requests/{requestId}`: Read one release request */
+  getClaimReleaseRequestsByRequestId: OperationMethod<"getClaimReleaseRequestsByRequestId">;
+  /** `POST /claim/release-requests/{requestId}/answer`: Answer a release request addressed to you */
+  postClaimReleaseRequestsAnswer: OperationMethod<"postClaimReleaseRequestsAnswer">;
   /** `GET /ledger`: Read the ledger */
   getLedger: OperationMethod<"getLedger">;
   /** `POST /ledger`: Append a ledger entry */
@@ -157,6 +165,8 @@ export interface SvcApi {
   getSprintBySprintId: OperationMethod<"getSprintBySprintId">;
   /** `PATCH /sprint/{sprintId}`: Edit a sprint or move it through its statuses */
   patchSprintBySprintId: OperationMethod<"patchSprintBySprintId">;
+  /** `GET /sprint/{sprintId}/plan`: Which of the sprint's open tickets can run at the same time */
+  getSprintPlan: OperationMethod<"getSprintPlan">;
   /** `POST /sprint/assign`: Put a ticket in a sprint, or take it out */
   postSprintAssign: OperationMethod<"postSprintAssign">;
   /** `GET /context`: Everything an agent needs to resume work, in one call */
@@ -228,6 +238,18 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   deleteClaimRequestsById: { method: "DELETE", path: "/claim/requests/{id}", server: "base" },
   getClaimCheck: { method: "GET", path: "/claim/check", server: "base" },
   postRelease: { method: "POST", path: "/release", server: "base" },
+  getClaimReleaseRequests: { method: "GET", path: "/claim/release-requests", server: "base" },
+  postClaimReleaseRequests: { method: "POST", path: "/claim/release-requests", server: "base" },
+  getClaimReleaseRequestsByRequestId: {
+    method: "GET",
+    path: "/claim/release-requests/{requestId}",
+    server: "base",
+  },
+  postClaimReleaseRequestsAnswer: {
+    method: "POST",
+    path: "/claim/release-requests/{requestId}/answer",
+    server: "base",
+  },
   getLedger: { method: "GET", path: "/ledger", server: "base" },
   postLedger: { method: "POST", path: "/ledger", server: "base" },
   postLedgerBatch: { method: "POST", path: "/ledger/batch", server: "base" },
@@ -249,6 +271,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getSprintCurrent: { method: "GET", path: "/sprint/current", server: "base" },
   getSprintBySprintId: { method: "GET", path: "/sprint/{sprintId}", server: "base" },
   patchSprintBySprintId: { method: "PATCH", path: "/sprint/{sprintId}", server: "base" },
+  getSprintPlan: { method: "GET", path: "/sprint/{sprintId}/plan", server: "base" },
   postSprintAssign: { method: "POST", path: "/sprint/assign", server: "base" },
   getContext: { method: "GET", path: "/context", server: "base" },
   getContextMore: { method: "GET", path: "/context/more", server: "base" },

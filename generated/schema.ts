@@ -528,6 +528,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/claim/release-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your release requests, or those addressed to you
+         * @description Extension of the spec (issue 24): ask the holder of files to release them. Scope read:board. Without `incoming`: the requests you made; with `incoming=true`: those addressed to you (you hold the files), answered or not. Newest first, at most 100. Answers `{ requests[] }`. A request `{ id, files, holder, asker, message, status, claimEnded, answerMessage, releasedFiles, createdAt, answeredAt }`; `status` is `pending`, then `released` or `declined`. When every claim of the holder on the files ends before an answer (it released them, handed off, or the claim expired or was revoked), the request reads `released` with `claimEnded: true` and can no longer be answered (the files were let go, which is what the asker waited for).
+         */
+        get: operations["getClaimReleaseRequests"];
+        put?: never;
+        /**
+         * Ask the holder of files to release them
+         * @description Extension of the spec (issue 24): ask the holder of files to release them. Scope write:claim, any role. `files`: 1 to 20 paths, every one held now by one identity other than you (an agent, or one sub-agent of an agent); a file nobody holds, one you hold, or files of two holders answer 400 VALIDATION_ERROR naming each such file in `details.fields` (`files.<index>`) and `details.files`. `message`: up to 500 characters. You need not be waiting for the files. Answers 201 with the request (`status: pending`); the holder sees it in GET /context (`releaseRequests[]`), in GET /claim/release-requests?incoming=true and as the event `claim.release_requested` (an extension of the event kinds) with `data { requestId, files, holder, asker }`. A request `{ id, files, holder, asker, message, status, claimEnded, answerMessage, releasedFiles, createdAt, answeredAt }`; `status` is `pending`, then `released` or `declined`. When every claim of the holder on the files ends before an answer (it released them, handed off, or the claim expired or was revoked), the request reads `released` with `claimEnded: true` and can no longer be answered (the files were let go, which is what the asker waited for).
+         */
+        post: operations["postClaimReleaseRequests"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/release-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one release request
+         * @description Extension of the spec (issue 24): ask the holder of files to release them. Scope read:board. The asker or the holder (the exact identity: agent and sub-agent) reads it; for anyone else it does not exist (404 NOT_FOUND). A request `{ id, files, holder, asker, message, status, claimEnded, answerMessage, releasedFiles, createdAt, answeredAt }`; `status` is `pending`, then `released` or `declined`. When every claim of the holder on the files ends before an answer (it released them, handed off, or the claim expired or was revoked), the request reads `released` with `claimEnded: true` and can no longer be answered (the files were let go, which is what the asker waited for).
+         */
+        get: operations["getClaimReleaseRequestsByRequestId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/claim/release-requests/{requestId}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answer a release request addressed to you
+         * @description Extension of the spec (issue 24): ask the holder of files to release them. Scope write:claim, any role; only the holder answers. `answer: release` frees exactly the requested files of your claims at once, through the release of POST /release (your other files stay held, in the same claims; the files' waiting requests are then served, the asker's if it waits), with the CONTEXT ledger entry and `claim.released` event of a release; `answer: decline` keeps them. `message`: up to 500 characters. Records the event `claim.release_answered` (an extension of the event kinds) with `data { requestId, files, holder, asker, answer, releasedFiles? }` and answers the request (`released` with `releasedFiles`, or `declined`). Errors: 403 FORBIDDEN for the asker (it may read the request, not answer it); 404 NOT_FOUND for anyone else; 409 CONFLICT when the request was already answered or your claims of its files ended (`details.request`). A request `{ id, files, holder, asker, message, status, claimEnded, answerMessage, releasedFiles, createdAt, answeredAt }`; `status` is `pending`, then `released` or `declined`. When every claim of the holder on the files ends before an answer (it released them, handed off, or the claim expired or was revoked), the request reads `released` with `claimEnded: true` and can no longer be answered (the files were let go, which is what the asker waited for).
+         */
+        post: operations["postClaimReleaseRequestsAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ledger": {
         parameters: {
             query?: never;
@@ -900,6 +964,26 @@ export interface paths {
         patch: operations["patchSprintBySprintId"];
         trace?: never;
     };
+    "/sprint/{sprintId}/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which of the sprint's open tickets can run at the same time
+         * @description Extension of the spec (issue 24): a parallel plan. Any valid token. The sprint's tickets that are not done or cancelled, in priority order (critical, high, normal, low) then by number, each put into the first wave where no ticket's `expectedFiles` overlap its own (paths compare as claims do, letter case ignored); a ticket without expected files overlaps nothing. `waves[] { tickets[] { key, title, priority, expectedFiles } }` in order, and `blockedByClaims[] { key, files, holders }`: tickets whose expected files are held now by an agent other than the ticket's assignee (for an unassigned ticket: other than you); they also appear in their wave. The same data always gives the same plan. Errors: 400 (sprintId not a UUID; recovery LIST_SPRINTS), 404 NOT_FOUND (recovery LIST_SPRINTS).
+         */
+        get: operations["getSprintPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sprint/assign": {
         parameters: {
             query?: never;
@@ -986,6 +1070,8 @@ export interface paths {
          * @description Any valid token, no scope; cost 1. The feed of the caller's project, oldest first. Poll with `since` set to the previous `nextCursor` (start from GET /context `pollingHint.cursor`). Guarantee: a client that always passes back the `nextCursor` it got sees every event exactly once, in order, even while other agents write: sequence numbers are assigned under a per-project row lock, so they follow commit order without gaps, and a page never reaches past the last committed event. When `hasMore` is true call again at once; otherwise wait about 10 seconds. Events are kept for the life of the project, so a cursor never expires.
          *
          *     Event kinds are `<entity>.<verb>`. Recorded today: tickets (`ticket.created`, `ticket.updated`, `ticket.moved`, `ticket.acknowledged`, `ticket.deleted`, `artifact.updated`, `qa_run.created`, `qa_run.completed`), claims (`claim.acquired`, `claim.released`), the ledger (`ledger.appended` with `data.type`; read the entry with GET /ledger), threads (`thread.opened`, `thread.replied`, `thread.updated`, `thread.closed`, `thread.reopened`), sprints (`sprint.created`, `sprint.updated`, `sprint.released`), the brief (`brief.updated`), handoffs (`handoff.completed`), sessions (`session.opened`, `session.updated`, `session.reported`, `session.completed`, `session.canceled`, `session.refreshed`, `session.token_replaced`, `activity.posted`) and agents (`subagent.spawned`, `subagent.deleted`, `agent.offline`, `agent.revoked`, `pairing_code.issued`). Extensions of the spec's list, written by the operator API (design): `api_key.revoked` (`data.keyAgentId`, `name`) and `member.removed` (entity a user id, `data.role`). `agent.revoked` carries `data.via` (`dashboard` or `operator`); a `session.canceled` of an operator has `data.reason` `agent_revoked` or `ended_by_operator`; both have a null `agentId` when the operator acted. New kinds may appear: ignore the ones you do not know.
+         *
+         *     Release requests (extension, issue 24): `claim.release_requested` (`agentId` the asker) and `claim.release_answered` (`agentId` the holder) with `data { requestId, files, holder, asker }`, the answer's also `answer` (`release` or `decline`) and, for `release`, `releasedFiles`.
          *
          *     `claim.released` data: `claimIds`, `files` and either `ticketId` (a release) or `reason: expired` (a claim that swept away dead claims of its files: expired, or past their grace period). Any release that frees several owners' claims (a sweep; a ticket approved, or moved to done or cancelled, frees every claim on it) records one `claim.released` per owner, with `agentId` that owner (not the caller) and only that owner's claim ids and files, so a consumer tracking holders by `agentId` stays right; an agent's claims and its sub-agents' are one owner (one event). A release (not a sweep) also writes a `CONTEXT` entry per holder (agent or sub-agent) of actively held files, attributed to that holder and listing only its files.
          *
@@ -2513,6 +2599,34 @@ export interface components {
              */
             all?: true;
         };
+        ReleaseRequestResponse: {
+            data: components["schemas"]["ReleaseRequest"] & unknown;
+            meta: components["schemas"]["Meta"];
+        };
+        ReleaseRequestCreate: {
+            /** @description 1 to 20 paths, all held now by one identity other than you; each path canonicalised, spellings of one file count once */
+            files: string[];
+            /**
+             * @description Why you need the files (up to 500 characters), shown to the holder
+             * @example I need src/auth/token.ts to fix the refresh bug (AUTH-12)
+             */
+            message?: string;
+        };
+        ReleaseRequestListResponse: {
+            data: {
+                requests: (components["schemas"]["ReleaseRequest"] & unknown)[];
+            };
+            meta: components["schemas"]["Meta"];
+        };
+        ReleaseRequestAnswer: {
+            /**
+             * @description `release` frees exactly the requested files of your claims at once; `decline` keeps them
+             * @enum {string}
+             */
+            answer: "release" | "decline";
+            /** @description A word for the asker (up to 500 characters) */
+            message?: string;
+        };
         LedgerWriteResponse: {
             data: components["schemas"]["LedgerWriteResult"];
             meta: components["schemas"]["Meta"];
@@ -3009,6 +3123,35 @@ export interface components {
             /** @description The same notes as Markdown */
             markdown: string;
         } | null;
+        SprintPlanResponse: {
+            data: components["schemas"]["SprintPlan"];
+            meta: components["schemas"]["Meta"];
+        };
+        SprintPlan: {
+            /** @description Waves in order; no two tickets of one wave have overlapping expected files */
+            waves: {
+                tickets: components["schemas"]["SprintPlanTicket"][];
+            }[];
+            /** @description Tickets (also in their wave) whose expected files another agent holds now: not the ticket's assignee, or for an unassigned ticket not you */
+            blockedByClaims: {
+                key: string;
+                /** @description The ticket's expected files held now */
+                files: string[];
+                /** @description Their holders (`agentName` or `agentName/subAgentName`), sorted */
+                holders: string[];
+            }[];
+        };
+        SprintPlanTicket: {
+            /**
+             * @description `PREFIX-n`
+             * @example WEB-12
+             */
+            key: string;
+            title: string;
+            /** @description critical, high, normal or low (the order of the plan) */
+            priority: string;
+            expectedFiles: string[];
+        };
         SprintAssignResult: {
             /** Format: uuid */
             ticketId: string;
@@ -3346,6 +3489,8 @@ export interface components {
                     grantedAt: string;
                 }[];
             };
+            /** @description Only when present (extension, issue 24): pending release requests addressed to you whose files you still hold, oldest first; answer each with POST /claim/release-requests/{requestId}/answer */
+            releaseRequests?: (components["schemas"]["ReleaseRequest"] & unknown)[];
             documents: components["schemas"]["ContextDocument"][];
             mcpUrl: string;
         };
@@ -9079,6 +9224,600 @@ export interface operations {
             };
         };
     };
+    getClaimReleaseRequests: {
+        parameters: {
+            query?: {
+                /** @description `true`: the requests addressed to you (you hold the files); otherwise the ones you made */
+                incoming?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "requests": [
+                     *           {
+                     *             "id": "7f1c2d7e-5a0b-4c1e-9f3a-2b6d8e4a1c90",
+                     *             "files": [
+                     *               "src/auth/token.ts"
+                     *             ],
+                     *             "holder": "builder",
+                     *             "asker": "fixer",
+                     *             "message": "I need src/auth/token.ts for the refresh bug (WEB-14)",
+                     *             "status": "pending",
+                     *             "claimEnded": false,
+                     *             "answerMessage": null,
+                     *             "releasedFiles": null,
+                     *             "createdAt": "2026-11-28T01:00:00.000Z",
+                     *             "answeredAt": null
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14928
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReleaseRequestListResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid incoming: Invalid option: expected one of \"true\"|\"false\"",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "incoming",
+                     *               "message": "Invalid option: expected one of \"true\"|\"false\"",
+                     *               "code": "invalid_value"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postClaimReleaseRequests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "files": [
+                 *         "src/auth/token.ts"
+                 *       ],
+                 *       "message": "I need src/auth/token.ts for the refresh bug (WEB-14)"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReleaseRequestCreate"];
+            };
+        };
+        responses: {
+            /** @description Requested */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7f1c2d7e-5a0b-4c1e-9f3a-2b6d8e4a1c90",
+                     *         "files": [
+                     *           "src/auth/token.ts"
+                     *         ],
+                     *         "holder": "builder",
+                     *         "asker": "fixer",
+                     *         "message": "I need src/auth/token.ts for the refresh bug (WEB-14)",
+                     *         "status": "pending",
+                     *         "claimEnded": false,
+                     *         "answerMessage": null,
+                     *         "releasedFiles": null,
+                     *         "createdAt": "2026-11-28T01:00:00.000Z",
+                     *         "answeredAt": null
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14928
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReleaseRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Cannot request the release of src/auth/token.ts, src/free.ts: the files must all be held by one other identity",
+                     *         "details": {
+                     *           "fields": [
+                     *             {
+                     *               "path": "files.1",
+                     *               "message": "src/free.ts is not held by anyone: claim it instead",
+                     *               "code": "custom"
+                     *             }
+                     *           ],
+                     *           "files": [
+                     *             "src/free.ts"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClaimReleaseRequestsByRequestId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Release request id (UUID) */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7f1c2d7e-5a0b-4c1e-9f3a-2b6d8e4a1c90",
+                     *         "files": [
+                     *           "src/auth/token.ts"
+                     *         ],
+                     *         "holder": "builder",
+                     *         "asker": "fixer",
+                     *         "message": "I need src/auth/token.ts for the refresh bug (WEB-14)",
+                     *         "status": "released",
+                     *         "claimEnded": false,
+                     *         "answerMessage": "Take it, I am done with it",
+                     *         "releasedFiles": [
+                     *           "src/auth/token.ts"
+                     *         ],
+                     *         "createdAt": "2026-11-28T01:00:00.000Z",
+                     *         "answeredAt": "2026-11-28T01:02:10.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14928
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReleaseRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "Release request \"7f1c2d7e-5a0b-4c1e-9f3a-2b6d8e4a1c90\" not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postClaimReleaseRequestsAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Release request id (UUID) */
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "answer": "release",
+                 *       "message": "Take it, I am done with it"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReleaseRequestAnswer"];
+            };
+        };
+        responses: {
+            /** @description Answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "7f1c2d7e-5a0b-4c1e-9f3a-2b6d8e4a1c90",
+                     *         "files": [
+                     *           "src/auth/token.ts"
+                     *         ],
+                     *         "holder": "builder",
+                     *         "asker": "fixer",
+                     *         "message": "I need src/auth/token.ts for the refresh bug (WEB-14)",
+                     *         "status": "released",
+                     *         "claimEnded": false,
+                     *         "answerMessage": "Take it, I am done with it",
+                     *         "releasedFiles": [
+                     *           "src/auth/token.ts"
+                     *         ],
+                     *         "createdAt": "2026-11-28T01:00:00.000Z",
+                     *         "answeredAt": "2026-11-28T01:02:10.000Z"
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14928
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ReleaseRequestResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "CONFLICT",
+                     *         "message": "Cannot answer release request \"7f1c2d7e-5a0b-4c1e-9f3a-2b6d8e4a1c90\": it is already released",
+                     *         "details": {
+                     *           "request": {
+                     *             "id": "7f1c2d7e-5a0b-4c1e-9f3a-2b6d8e4a1c90",
+                     *             "files": [
+                     *               "src/auth/token.ts"
+                     *             ],
+                     *             "holder": "builder",
+                     *             "asker": "fixer",
+                     *             "message": "I need src/auth/token.ts for the refresh bug (WEB-14)",
+                     *             "status": "released",
+                     *             "claimEnded": false,
+                     *             "answerMessage": "Take it, I am done with it",
+                     *             "releasedFiles": [
+                     *               "src/auth/token.ts"
+                     *             ],
+                     *             "createdAt": "2026-11-28T01:00:00.000Z",
+                     *             "answeredAt": "2026-11-28T01:02:10.000Z"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getLedger: {
         parameters: {
             query?: {
@@ -12329,6 +13068,181 @@ export interface operations {
             };
             /** @description VALIDATION_ERROR, INVALID, INVALID_TRANSITION or BRIEF_REQUIRED: well-formed but refused by a rule */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSprintPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Sprint UUID */
+                sprintId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "waves": [
+                     *           {
+                     *             "tickets": [
+                     *               {
+                     *                 "key": "WEB-12",
+                     *                 "title": "Fix the token refresh",
+                     *                 "priority": "high",
+                     *                 "expectedFiles": [
+                     *                   "src/auth/token.ts"
+                     *                 ]
+                     *               },
+                     *               {
+                     *                 "key": "WEB-14",
+                     *                 "title": "Style the login page",
+                     *                 "priority": "normal",
+                     *                 "expectedFiles": [
+                     *                   "src/login.css"
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           },
+                     *           {
+                     *             "tickets": [
+                     *               {
+                     *                 "key": "WEB-13",
+                     *                 "title": "Log token failures",
+                     *                 "priority": "normal",
+                     *                 "expectedFiles": [
+                     *                   "src/auth/token.ts"
+                     *                 ]
+                     *               }
+                     *             ]
+                     *           }
+                     *         ],
+                     *         "blockedByClaims": [
+                     *           {
+                     *             "key": "WEB-14",
+                     *             "files": [
+                     *               "src/login.css"
+                     *             ],
+                     *             "holders": [
+                     *               "designer"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14880
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SprintPlanResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND or a more specific not-found code */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "No sprint \"cf03682d-b740-4774-a266-d17e29cb52af\" in this project",
+                     *         "details": {
+                     *           "sprintId": "cf03682d-b740-4774-a266-d17e29cb52af",
+                     *           "recovery": {
+                     *             "action": "LIST_SPRINTS",
+                     *             "endpoint": "GET /sprint",
+                     *             "payloadHint": null,
+                     *             "hint": "List the project's sprints and use a sprint's id (UUID)"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

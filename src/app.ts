@@ -19,6 +19,7 @@ import { buildOpenApiDocument } from "@/openapi.ts";
 import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { authorizeApp } from "@/routes/oauth/authorize.ts";
 import { documentOAuthClientRoutes, registerApp } from "@/routes/oauth/register.ts";
+import { COORDINATION_TOOLS } from "@/mcp/tools/coordination.ts";
 import { mcpApp } from "@/routes/mcp.ts";
 import { createForward } from "@/mcp/forward.ts";
 import { TOOLS } from "@/mcp/tools/index.ts";
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
     "/mcp",
     mcpApp({
       tools: TOOLS,
+      coordinationTools: COORDINATION_TOOLS,
       forwardFor: (bearer, c) =>
         createForward({
           bearer,

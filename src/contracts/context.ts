@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { RELEASE_REQUESTS_IN_CONTEXT, ReleaseRequestSchema } from "./release-requests.ts";
 import { LEDGER_SOURCE_FILTERS, LEDGER_TYPES } from "@/shared/vocabulary.ts";
 import {
   AgentIdentity,
@@ -372,6 +373,10 @@ export const ContextData = z.object({
     }),
   }).optional().openapi({
     description: "(extension, wait queue) Only while a claim granted from your waiting requests lives",
+  }),
+  releaseRequests: z.array(ReleaseRequestSchema).max(RELEASE_REQUESTS_IN_CONTEXT).optional().openapi({
+    description: "Only when present (extension, issue 24): pending release requests addressed to you whose " +
+      "files you still hold, oldest first; answer each with POST /claim/release-requests/{requestId}/answer",
   }),
   documents: z.array(ContextDocument),
   mcpUrl: z.string(),

@@ -13,6 +13,13 @@ const Id = z.string().regex(ID_PATTERN, "Expected an id (UUID)").transform((v) =
 export const IdParam = z.string().regex(ID_PATTERN, "Expected an id (UUID)").openapi({ format: "uuid" });
 
 const Plan = z.enum(PLANS);
+/**
+ * (extension, issue 24) The MCP tool set of a project's agents: `spec`, the spec's 15 tools (the
+ * default), or `coordination`, those plus the claim coordination tools (src/mcp/tools/coordination.ts).
+ */
+export const MCP_TOOL_SETS = ["spec", "coordination"] as const;
+export type McpToolSet = typeof MCP_TOOL_SETS[number];
+export const DEFAULT_MCP_TOOL_SET: McpToolSet = "spec";
 const Settings = z.object({
   requireType: z.boolean().optional(),
   allowedTypes: z.array(z.string().min(1).max(50)).optional(),
@@ -20,6 +27,11 @@ const Settings = z.object({
   columns: z.array(z.string().min(1).max(30)).min(2).optional(),
   threadsEnabled: z.boolean().optional(),
   ledgerStaleMinutes: z.number().int().min(1).max(1440).optional(),
+  mcpTools: z.enum(MCP_TOOL_SETS).optional().openapi({
+    description: "Extension (issue 24): the MCP tools of the project's agents. `spec` (the default, shown " +
+      "when unset): the spec's 15 tools; `coordination`: those plus svc_claim, svc_claim_check, svc_release, " +
+      "svc_release_request, svc_release_answer and svc_plan",
+  }),
 }).passthrough().openapi("OperatorProjectSettings");
 
 export const OrgCreateBody = z.object({ name: z.string().min(1).max(200), plan: Plan.optional() })

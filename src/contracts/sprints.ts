@@ -196,3 +196,29 @@ export const SprintCreatedResponse = envelope(
 export const SprintPatchResponse = envelope(SprintPatchResult);
 export const SprintAssignResponse = envelope(SprintAssignResult);
 export const CurrentSprintResponse = envelope(CurrentSprint);
+
+/** GET /sprint/{sprintId}/plan (issue 24 point 6, an extension of the spec). */
+export const SprintPlanTicket = z.object({
+  key: z.string().openapi({ description: "`PREFIX-n`", example: "WEB-12" }),
+  title: z.string(),
+  priority: z.string().openapi({ description: "critical, high, normal or low (the order of the plan)" }),
+  expectedFiles: z.array(z.string()),
+}).openapi("SprintPlanTicket");
+
+export const SprintPlan = z.object({
+  waves: z.array(z.object({ tickets: z.array(SprintPlanTicket) })).openapi({
+    description: "Waves in order; no two tickets of one wave have overlapping expected files",
+  }),
+  blockedByClaims: z.array(z.object({
+    key: z.string(),
+    files: z.array(z.string()).openapi({ description: "The ticket's expected files held now" }),
+    holders: z.array(z.string()).openapi({
+      description: "Their holders (`agentName` or `agentName/subAgentName`), sorted",
+    }),
+  })).openapi({
+    description: "Tickets (also in their wave) whose expected files another agent holds now: not the " +
+      "ticket's assignee, or for an unassigned ticket not you",
+  }),
+}).openapi("SprintPlan");
+
+export const SprintPlanResponse = envelope(SprintPlan).openapi("SprintPlanResponse");

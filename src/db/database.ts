@@ -5,6 +5,7 @@ import type { SessionsTables } from "./tables/sessions.ts";
 import type { TicketsTables } from "./tables/tickets.ts";
 import type { WorkflowTables } from "./tables/workflow.ts";
 import type { ClaimsTables } from "./tables/claims.ts";
+import type { ReleaseRequestsTables } from "./tables/release-requests.ts";
 import type { LedgerTables } from "./tables/ledger.ts";
 import type { HandoffTables } from "./tables/handoff.ts";
 import type { SharedTables } from "./tables/shared.ts";
@@ -24,6 +25,7 @@ export interface Database
     TicketsTables,
     WorkflowTables,
     ClaimsTables,
+    ReleaseRequestsTables,
     LedgerTables,
     HandoffTables,
     SharedTables,

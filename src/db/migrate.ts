@@ -23,6 +23,7 @@ import * as m0019 from "./migrations/0019_dashboard_perf.ts";
 import * as m0020 from "./migrations/0020_context_bounded.ts";
 import * as m0021 from "./migrations/0021_claim_paths.ts";
 import * as m0022 from "./migrations/0022_claim_queue.ts";
+import * as m0023 from "./migrations/0023_release_requests.ts";
 import * as m0024 from "./migrations/0024_claim_entries.ts";
 import * as m0025 from "./migrations/0025_webhooks.ts";
 import * as m0026 from "./migrations/0026_ledger_chain.ts";
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   "0020_context_bounded": m0020,
   "0021_claim_paths": m0021,
   "0022_claim_queue": m0022,
+  "0023_release_requests": m0023,
   "0024_claim_entries": m0024,
   "0025_webhooks": m0025,
   "0026_ledger_chain": m0026,

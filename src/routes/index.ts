@@ -10,6 +10,7 @@ import { registerLedger } from "./ledger.ts";
 import { registerLedgerCheckpoints } from "./ledger-checkpoints.ts";
 import { registerMe } from "./me.ts";
 import { registerPairing } from "./pairing.ts";
+import { registerReleaseRequests } from "./release-requests.ts";
 import { registerSessions } from "./sessions.ts";
 import { registerSkill } from "./skill.ts";
 import { registerSprints } from "./sprints.ts";
@@ -25,6 +26,7 @@ export function registerRoutes(api: OpenAPIHono<AppEnv>): void {
   registerTickets(api);
   registerWorkflow(api);
   registerClaims(api);
+  registerReleaseRequests(api);
   registerLedger(api);
   registerLedgerCheckpoints(api);
   registerHandoff(api);

@@ -17,6 +17,7 @@ import { type LiveAccess, verifyLiveAccessToken } from "@/domain/oauth/actor.ts"
 import { type AppEnv, serviceCtx } from "@/http/env.ts";
 import { errorBody } from "@/http/errors.ts";
 import { DomainError } from "@/domain/core/errors.ts";
+import { projectMcpToolSet } from "@/domain/core/mcp-tool-set.ts";
 import {
   allowedHosts,
   allowedOrigins,
@@ -36,6 +37,8 @@ import type { Forward, ToolDefinition } from "@/mcp/types.ts";
 
 export interface McpRouteOptions {
   tools: readonly ToolDefinition[];
+  /** Listed after `tools` for the agents of a project whose setting `mcpTools` is `coordination` (issue 24). */
+  coordinationTools?: readonly ToolDefinition[];
   /** The REST forward for one caller's bearer (in-process, or over HTTP to SVC_REST_URL). */
   forwardFor(bearer: string, c: Context<AppEnv>): Forward;
 }
@@ -97,14 +100,18 @@ export function mcpApp(options: McpRouteOptions): Hono<AppEnv> {
         400,
       );
     }
-    const write = writeToolCalled(message, options.tools);
+    const tools = options.coordinationTools &&
+        await projectMcpToolSet(c.get("deps").db, live.claims.projectId) === "coordination"
+      ? [...options.tools, ...options.coordinationTools]
+      : options.tools;
+    const write = writeToolCalled(message, tools);
     if (write && live.scope !== "write") {
       c.header("WWW-Authenticate", insufficientScopeChallenge(config.publicUrl));
       return c.json(insufficientScopeBody(write.id, write.tool), 403);
     }
 
     const server = buildMcpServer({
-      tools: options.tools,
+      tools,
       forward: options.forwardFor(bearer, c),
       version: config.version,
     });

@@ -12,12 +12,14 @@ import {
   SprintListResponse,
   SprintPatchBody,
   SprintPatchResponse,
+  SprintPlanResponse,
 } from "@/contracts/sprints.ts";
 import { ASSIGN_IDEMPOTENCY_MS, assignTicketToSprint } from "@/domain/sprints/assign.ts";
 import { sprintValidationRefusal } from "@/domain/sprints/common.ts";
 import { createSprint } from "@/domain/sprints/create.ts";
 import { currentSprint, getSprint, listSprints } from "@/domain/sprints/read.ts";
 import { patchSprint } from "@/domain/sprints/update.ts";
+import { PLAN_CLOSED_STATUSES, sprintPlan } from "@/domain/sprints/plan.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { fieldErrors } from "@/http/errors.ts";
@@ -128,6 +130,24 @@ export const sprintAssignRoute = defineRoute({
   },
 }, { scope: "write:sprint", cost: 2 });
 
+export const sprintPlanRoute = defineRoute({
+  method: "get",
+  path: "/sprint/{sprintId}/plan",
+  tags: TAGS,
+  summary: "Which of the sprint's open tickets can run at the same time",
+  description: "Extension of the spec (issue 24): a parallel plan. Any valid token. The sprint's tickets " +
+    `that are not ${PLAN_CLOSED_STATUSES.join(" or ")}, in priority order (critical, high, normal, low) ` +
+    "then by number, each put into the first wave where no ticket's `expectedFiles` overlap its own (paths " +
+    "compare as claims do, letter case ignored); a ticket without expected files overlaps nothing. " +
+    "`waves[] { tickets[] { key, title, priority, expectedFiles } }` in order, and `blockedByClaims[] { key, " +
+    "files, holders }`: tickets whose expected files are held now by an agent other than the ticket's " +
+    "assignee (for an unassigned ticket: other than you); they also appear in their wave. The same data " +
+    "always gives the same plan. Errors: 400 (sprintId not a UUID; recovery LIST_SPRINTS), 404 NOT_FOUND " +
+    "(recovery LIST_SPRINTS).",
+  request: { params: SprintIdParams },
+  responses: { 200: { description: "The plan", ...json(SprintPlanResponse) }, ...errorResponses(404) },
+}, { cost: 1 });
+
 /** The usual 400 VALIDATION_ERROR, plus the spec's recovery (FIX_SPRINT_FIELDS, LIST_SPRINTS, RESOLVE_TICKET_REF). */
 const sprintHook: ValidationHook = (result) => {
   if (result.success) return undefined;
@@ -142,6 +162,12 @@ export function registerSprints(api: OpenAPIHono<AppEnv>): void {
     api,
     getRoute,
     async ({ c, params, ctx }) => ok(c, await getSprint(ctx, params.sprintId)),
+    sprintHook,
+  );
+  handle(
+    api,
+    sprintPlanRoute,
+    async ({ c, params, ctx }) => ok(c, await sprintPlan(ctx, params.sprintId)),
     sprintHook,
   );
   handle(api, sprintAssignRoute, async ({ c, body, ctx }) => {

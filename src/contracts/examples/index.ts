@@ -7,6 +7,7 @@ import { ledgerExamples } from "./ledger.ts";
 import { ledgerCheckpointExamples } from "./ledger-checkpoints.ts";
 import { oauthExamples } from "./oauth.ts";
 import { pairingExamples } from "./pairing.ts";
+import { releaseRequestExamples } from "./release-requests.ts";
 import { sprintExamples } from "./sprints.ts";
 import { threadExamples } from "./threads.ts";
 import { ticketExamples } from "./tickets.ts";
@@ -21,6 +22,7 @@ export const OPERATION_EXAMPLES: ExampleTable = {
   ...contextExamples,
   ...eventStreamExamples,
   ...claimExamples,
+  ...releaseRequestExamples,
   ...ledgerExamples,
   ...ledgerCheckpointExamples,
   ...handoffExamples,

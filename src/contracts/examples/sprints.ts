@@ -194,6 +194,59 @@ export const sprintExamples: ExampleTable = {
       },
     },
   },
+  "GET /sprint/{sprintId}/plan": {
+    responses: {
+      200: {
+        data: {
+          waves: [
+            {
+              tickets: [
+                {
+                  key: "WEB-12",
+                  title: "Fix the token refresh",
+                  priority: "high",
+                  expectedFiles: ["src/auth/token.ts"],
+                },
+                {
+                  key: "WEB-14",
+                  title: "Style the login page",
+                  priority: "normal",
+                  expectedFiles: ["src/login.css"],
+                },
+              ],
+            },
+            {
+              tickets: [
+                {
+                  key: "WEB-13",
+                  title: "Log token failures",
+                  priority: "normal",
+                  expectedFiles: ["src/auth/token.ts"],
+                },
+              ],
+            },
+          ],
+          blockedByClaims: [{ key: "WEB-14", files: ["src/login.css"], holders: ["designer"] }],
+        },
+        meta: { callsRemaining: 14880 },
+      },
+      404: {
+        error: {
+          code: "NOT_FOUND",
+          message: 'No sprint "cf03682d-b740-4774-a266-d17e29cb52af" in this project',
+          details: {
+            sprintId: "cf03682d-b740-4774-a266-d17e29cb52af",
+            recovery: {
+              action: "LIST_SPRINTS",
+              endpoint: "GET /sprint",
+              payloadHint: null,
+              hint: "List the project's sprints and use a sprint's id (UUID)",
+            },
+          },
+        },
+      },
+    },
+  },
   "GET /sprint/{sprintId}": {
     responses: {
       200: {

@@ -30,6 +30,8 @@ export interface ProjectSettings {
   columns?: string[] | undefined;
   threadsEnabled?: boolean | undefined;
   ledgerStaleMinutes?: number | undefined;
+  /** (extension, issue 24) `spec` (default) or `coordination`: the MCP tool set of the project's agents. */
+  mcpTools?: "spec" | "coordination" | undefined;
   [key: string]: unknown;
 }
 

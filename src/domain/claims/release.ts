@@ -16,6 +16,11 @@ export interface ReleaseInput {
   withSubAgents?: boolean;
   /** Frees every claim that includes any of these entries as claimed (same entry, `fileKey`; whole claims). */
   files?: string[];
+  /**
+   * With `files`: frees only those files of the matching claims (a release request's answer, issue 24);
+   * the other files stay held, and a claim is released when none of its files is left.
+   */
+  onlyFiles?: boolean;
   /** Frees every claim of the identity (or of the ticket, with `ticketId`). */
   all?: boolean;
   /** Restricts to claims linked to this ticket (resolved id). */
@@ -81,17 +86,13 @@ export async function releaseWithBudget(
   const ticket = sql`${input.ticketId ?? null}::uuid`;
   const { rows } = await sql<{ files: string[]; count: number | string | null }>`WITH
     ${budget ? sql`bp AS (${budget.query}),` : sql``}
-    rel AS (
-      UPDATE claims SET released_at = ${now}::timestamptz
-      WHERE ${releaseFilter(input, matches)} ${
-    budget ? sql`AND (SELECT count FROM bp) <= ${budget.limit}` : sql``
-  }
-      RETURNING id, expires_at, agent_id, sub_agent_name, ticket_id
-    ),
+    rel AS (${claimsReleased(input, matches, budget)}),
     relf AS (
       UPDATE claim_files SET released_at = ${now}::timestamptz
-      WHERE claim_id IN (SELECT id FROM rel) AND released_at IS NULL RETURNING claim_id, file
+      WHERE claim_id IN (SELECT id FROM rel) AND released_at IS NULL${onlyTheFiles(input)}
+      RETURNING claim_id, file
     ),
+    ${input.onlyFiles ? sql`emptied AS (${emptiedClaims(input)}),` : sql``}
     live AS (
       SELECT DISTINCT rel.agent_id, rel.sub_agent_name, relf.file FROM relf JOIN rel ON rel.id = relf.claim_id
       WHERE rel.expires_at > ${now}::timestamptz
@@ -127,17 +128,56 @@ export async function releaseWithBudget(
         row_number() OVER (ORDER BY r.agent_id) AS m
       FROM rel AS r WHERE r.agent_id IN (SELECT agent_id FROM live) GROUP BY r.agent_id
     ),
-    ${releaseEvents(projectId, now, ticket)}
+    ${releaseEvents(projectId, now, ticket, input.onlyFiles === true)}
     SELECT out.files, ${budget ? sql`(SELECT count FROM bp)` : sql`NULL`} AS count FROM out`.execute(db);
   const row = rows[0]!;
   return { released: row.files, count: row.count === null ? null : Number(row.count) };
 }
 
 /**
+ * The claims a release touches: released whole (`UPDATE ... RETURNING`), or with `onlyFiles` locked
+ * and read (`emptied` releases those left without files), within the budget when one is given.
+ */
+function claimsReleased(input: ReleaseInput, matches: boolean, budget: ReleaseBudget | null) {
+  const within = budget ? sql`AND (SELECT count FROM bp) <= ${budget.limit}` : sql``;
+  const columns = sql`id, expires_at, agent_id, sub_agent_name, ticket_id`;
+  if (input.onlyFiles) {
+    return sql`SELECT ${columns} FROM claims WHERE ${releaseFilter(input, matches)} ${within} FOR UPDATE`;
+  }
+  return sql`UPDATE claims SET released_at = ${input.now}::timestamptz
+      WHERE ${releaseFilter(input, matches)} ${within}
+      RETURNING ${columns}`;
+}
+
+/** With `onlyFiles`: the condition that keeps the release to the named files. */
+function onlyTheFiles(input: ReleaseInput): RawBuilder<unknown> {
+  if (!input.onlyFiles || !input.files || input.files.length === 0) return sql``;
+  return sql` AND lower(file) IN (${sql.join(input.files.map((f) => sql`lower(${f})`))})`;
+}
+
+/**
+ * With `onlyFiles`: the touched claims that hold no file outside the named ones, released (the same
+ * snapshot as `relf`, so "outside the named files" is what is left once `relf` has run).
+ */
+function emptiedClaims(input: ReleaseInput): RawBuilder<unknown> {
+  const files = input.files ?? [];
+  return sql`UPDATE claims SET released_at = ${input.now}::timestamptz
+    WHERE id IN (SELECT id FROM rel) AND NOT EXISTS (
+      SELECT 1 FROM claim_files AS f WHERE f.claim_id = claims.id AND f.released_at IS NULL
+        AND lower(f.file) NOT IN (${sql.join(files.map((f) => sql`lower(${f})`))})
+    ) RETURNING id`;
+}
+
+/**
  * The events of a release: each holder's `ledger.appended` (its CONTEXT entry), then one `claim.released`
  * per owner, attributed to it, with only its claims and files (CTEs over `entry`, `held` and `owners`).
  */
-function releaseEvents(projectId: string, now: Date, ticket: RawBuilder<unknown>): RawBuilder<unknown> {
+function releaseEvents(
+  projectId: string,
+  now: Date,
+  ticket: RawBuilder<unknown>,
+  onlyFiles = false,
+): RawBuilder<unknown> {
   return eventCtes(projectId, now, [
     {
       kind: "ledger.appended",
@@ -156,7 +196,7 @@ function releaseEvents(projectId: string, now: Date, ticket: RawBuilder<unknown>
       agentId: sql`src.agent_id`,
       data: sql`jsonb_build_object('files', src.files, 'claimIds', src.ids, 'ticketId', ${ticket})`,
     },
-  ], ["relf", "entry_ticket"]);
+  ], ["relf", "entry_ticket", ...(onlyFiles ? ["emptied"] : [])]);
 }
 
 /**

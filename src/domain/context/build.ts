@@ -212,6 +212,7 @@ function contextBody(ctx: ActorCtx, input: ContextInput, p: BodyParts) {
     schema: schemaOf(publicUrl, input.include.includes("write_schemas") ? writePayloadSchemas() : null),
     pollingHint: pollingHintOf(publicUrl, cursor, EVENTS_POLL_INTERVAL_SECONDS),
     ...(first.stale.length > 0 ? { staleTickets: first.stale } : {}),
+    ...(first.releaseRequests.length > 0 ? { releaseRequests: first.releaseRequests } : {}),
     documents: contextDocuments(project.brief ?? {}, compact, publicUrl),
     mcpUrl: `${publicUrl}/mcp`,
   };

@@ -22,6 +22,7 @@ import { reviewPage, yourReviewRows, yourReviewsQuery } from "./reviews.ts";
 import { contextScalars } from "./scalars.ts";
 import { callerSituationOnce } from "@/domain/core/silence.ts";
 import { threadPage } from "./threads.ts";
+import { incomingPendingQuery, releaseRequestView } from "@/domain/claims/release-request-rows.ts";
 
 /** Statuses of a ticket an agent is working on (its active ticket, GET /context). */
 export const ACTIVE_STATUSES = ["in_progress", "blocked", "changes_requested", "claimed"];
@@ -139,6 +140,7 @@ export async function loadSections(
     board: boardCountsQuery(db, actor.projectId),
     connected: connectedAgentsQuery(db, actor.projectId),
     stale: staleTicketsQuery(db, actor.projectId, now, STALE_TICKETS_SHOWN),
+    releaseRequests: incomingPendingQuery(db, actor, now),
     ...(limits.shownLedger > 0
       ? { ledger: ledgerPageQuery(db, actor.projectId, limits.filter, limits.shownLedger, null) }
       : {}),
@@ -186,6 +188,7 @@ export async function loadSections(
     connected: revived(q.connected, l.connected, ["started_at"]),
     situation,
     stale: staleTicketRows(revived(q.stale, l.stale), now),
+    releaseRequests: revived(q.releaseRequests, l.releaseRequests).map(releaseRequestView),
   };
 }
 export type ContextSections = Awaited<ReturnType<typeof loadSections>>;

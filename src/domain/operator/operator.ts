@@ -17,6 +17,7 @@ import { ADMIN_CODE_TTL_SECONDS, type IssuedCode, issuePairingCode } from "@/dom
 import { API_KEY_PREFIX, API_KEY_SECRET_BYTES } from "@/domain/auth/token-policy.ts";
 import { hashPassword, hashToken, randomSecret } from "@/domain/core/crypto.ts";
 import { DomainError, fail } from "@/domain/core/errors.ts";
+import { withSettingDefaults } from "@/domain/core/mcp-tool-set.ts";
 
 /** The operator's verbs (organizations, users, projects, members, codes, keys). No actor: admin only. */
 export interface OperatorCtx {
@@ -113,7 +114,7 @@ export async function updateProject(ctx: OperatorCtx, projectId: string, input: 
     name: row.name,
     ticketPrefix: row.ticket_prefix,
     reviewMode: row.review_mode,
-    settings: row.settings,
+    settings: withSettingDefaults(row.settings),
     status: row.status,
   };
 }

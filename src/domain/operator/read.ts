@@ -2,6 +2,7 @@ import type { SelectQueryBuilder } from "kysely";
 import type { Database } from "@/db/database.ts";
 import { DomainError, fail } from "@/domain/core/errors.ts";
 import type { OperatorCtx } from "./operator.ts";
+import { withSettingDefaults } from "@/domain/core/mcp-tool-set.ts";
 
 /**
  * The operator's reads (operator contract: every collection answers GET with a list, newest first,
@@ -157,7 +158,7 @@ function toProject(r: {
     name: r.name,
     ticketPrefix: r.ticket_prefix,
     reviewMode: r.review_mode,
-    settings: r.settings,
+    settings: withSettingDefaults(r.settings),
     status: r.status,
     hasPassword: r.password_hash !== null,
     createdAt: r.created_at.toISOString(),
