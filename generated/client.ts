@@ -107,6 +107,8 @@ export interface SvcApi {
   postClaim: OperationMethod<"postClaim">;
   /** `GET /claim/check`: Check who holds files */
   getClaimCheck: OperationMethod<"getClaimCheck">;
+  /** `POST /claim/verify`: Verify that you hold files now (extension: the question a gate asks) */
+  postClaimVerify: OperationMethod<"postClaimVerify">;
   /** `POST /release`: Release your claims */
   postRelease: OperationMethod<"postRelease">;
   /** `GET /ledger`: Read the ledger */
@@ -214,6 +216,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getWorkflow: { method: "GET", path: "/workflow", server: "base" },
   postClaim: { method: "POST", path: "/claim", server: "base" },
   getClaimCheck: { method: "GET", path: "/claim/check", server: "base" },
+  postClaimVerify: { method: "POST", path: "/claim/verify", server: "base" },
   postRelease: { method: "POST", path: "/release", server: "base" },
   getLedger: { method: "GET", path: "/ledger", server: "base" },
   postLedger: { method: "POST", path: "/ledger", server: "base" },

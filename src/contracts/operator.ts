@@ -20,6 +20,11 @@ const Settings = z.object({
   columns: z.array(z.string().min(1).max(30)).min(2).optional(),
   threadsEnabled: z.boolean().optional(),
   ledgerStaleMinutes: z.number().int().min(1).max(1440).optional(),
+  requireClaimCoverage: z.boolean().optional().openapi({
+    description:
+      "(issue 25) When true, POST /handoff refuses `changedFiles` the session never held with 409 " +
+      "COVERAGE_INCOMPLETE (session left open, ticket unmoved); default false: a handoff warning",
+  }),
 }).passthrough().openapi("OperatorProjectSettings");
 
 export const OrgCreateBody = z.object({ name: z.string().min(1).max(200), plan: Plan.optional() })

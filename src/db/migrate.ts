@@ -22,6 +22,7 @@ import * as m0018 from "./migrations/0018_perf.ts";
 import * as m0019 from "./migrations/0019_dashboard_perf.ts";
 import * as m0020 from "./migrations/0020_context_bounded.ts";
 import * as m0021 from "./migrations/0021_claim_paths.ts";
+import * as m0027 from "./migrations/0027_claim_fences.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   "0019_dashboard_perf": m0019,
   "0020_context_bounded": m0020,
   "0021_claim_paths": m0021,
+  "0027_claim_fences": m0027,
 };
 
 const provider: MigrationProvider = {

@@ -30,6 +30,8 @@ export interface ProjectSettings {
   columns?: string[] | undefined;
   threadsEnabled?: boolean | undefined;
   ledgerStaleMinutes?: number | undefined;
+  /** Issue 25: uncovered `changedFiles` refuse the handoff (409 COVERAGE_INCOMPLETE) instead of warning. */
+  requireClaimCoverage?: boolean | undefined;
   [key: string]: unknown;
 }
 

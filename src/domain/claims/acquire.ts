@@ -5,7 +5,7 @@ import { DomainError } from "@/domain/core/errors.ts";
 import { type ClaimConflict, conflictOf } from "./conflicts.ts";
 import { type Holder, liveHolders } from "@/domain/core/claim-holders.ts";
 import { fileKey } from "@/shared/file-path.ts";
-import { writeClaim } from "./write.ts";
+import { type GrantedFences, writeClaim } from "./write.ts";
 import { sqlState } from "@/db/errors.ts";
 import { DEFAULT_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 import type { AcquireInput, AcquireResult, ClaimPlan, ClaimView, FileSplit } from "./types.ts";
@@ -64,9 +64,9 @@ async function writeWithRetries(
   if (savepoint) await sql`SAVEPOINT claim_write`.execute(db);
   for (let write = 1;; write++) {
     try {
-      await writeClaim(db, input, plan);
+      const granted = await writeClaim(db, input, plan);
       if (savepoint) await sql`RELEASE SAVEPOINT claim_write`.execute(db);
-      return plan.result;
+      return withFences(plan, granted);
     } catch (error) {
       if (!RETRIED.has(sqlState(error) ?? "")) throw error;
       if (savepoint) await sql`ROLLBACK TO SAVEPOINT claim_write`.execute(db);
@@ -81,6 +81,19 @@ async function writeWithRetries(
     if (write >= MAX_WRITES) throw exhausted(input, free, byFile);
     plan = next;
   }
+}
+
+/**
+ * Issue 25: each entry's fence: granted by the write (new and restored rows), else the live row's (a
+ * renewal keeps its own, an inherited entry shows its parent's).
+ */
+function withFences(plan: ClaimPlan, granted: GrantedFences): AcquireResult {
+  const held = new Map([...plan.split.own, ...plan.split.inherited].map((h) => [fileKey(h.file), h.fence]));
+  const claims = plan.result.claims.map((c) => {
+    const fence = granted.get(fileKey(c.file)) ?? held.get(fileKey(c.file));
+    return fence === undefined ? c : { ...c, fence };
+  });
+  return { ...plan.result, claims };
 }
 
 /**

@@ -98,6 +98,7 @@ export interface CheckItem {
   claimedAt?: string;
   expiresAt?: string;
   status?: "active" | "grace_period";
+  fence?: number;
 }
 
 /**
@@ -139,6 +140,7 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
         claimedAt: h.claimedAt.toISOString(),
         expiresAt: h.expiresAt.toISOString(),
         status: h.status,
+        ...(h.fence !== undefined ? { fence: h.fence } : {}),
       };
     }),
   };

@@ -115,10 +115,12 @@ export const SPEC_ENDPOINT_RECOVERY_ACTIONS = [
 ] as const;
 
 /**
- * Extension actions (none today). One added here must also be documented as an extension of the
- * spec's list in the OpenAPI description of each route that answers it.
+ * Extension actions. One added here must also be documented as an extension of the spec's list in the
+ * OpenAPI description of each route that answers it. Issue 25: RECLAIM_FILES (409 FENCE_STALE: a write
+ * named a fence no longer current), CLAIM_FILES (409 COVERAGE_INCOMPLETE: a handoff changed files the
+ * session never held).
  */
-export const EXTENSION_RECOVERY_ACTIONS = [] as const;
+export const EXTENSION_RECOVERY_ACTIONS = ["RECLAIM_FILES", "CLAIM_FILES"] as const;
 
 /**
  * Actions of the operator API only (outside the spec's agent-facing interface, documented with the operator
