@@ -3300,6 +3300,12 @@ export interface components {
             } | null;
             /** @description When the ticket entered its review status */
             waitingSince: string;
+            /** @description (extension, issue 25) The coverage receipt of the handoff that sent the ticket to review (its changedFiles against the files its session held); absent when the handoff named no changedFiles */
+            coverage?: {
+                covered: string[];
+                uncovered: string[];
+                ratio: number;
+            };
         };
         ContextDocument: {
             id: string;
