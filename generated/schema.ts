@@ -8090,7 +8090,8 @@ export interface operations {
                      *           {
                      *             "file": "src/login.test.ts",
                      *             "claimedAt": "2026-11-26T23:02:01.894Z",
-                     *             "expiresAt": "2026-11-26T23:32:01.894Z"
+                     *             "expiresAt": "2026-11-26T23:32:01.894Z",
+                     *             "fence": 57
                      *           }
                      *         ],
                      *         "nextAction": {
@@ -8374,6 +8375,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "files": [
+                 *         "src/login.ts",
+                 *         {
+                 *           "file": "src/login.test.ts",
+                 *           "fence": 57
+                 *         },
+                 *         "src/session.ts"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClaimVerifyRequest"];
             };
         };
@@ -8384,6 +8397,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": false,
+                     *         "files": [
+                     *           {
+                     *             "file": "src/login.ts",
+                     *             "status": "held",
+                     *             "fence": 56,
+                     *             "holder": "builder"
+                     *           },
+                     *           {
+                     *             "file": "src/login.test.ts",
+                     *             "status": "held",
+                     *             "fence": 57,
+                     *             "holder": "builder"
+                     *           },
+                     *           {
+                     *             "file": "src/session.ts",
+                     *             "status": "held_by_other",
+                     *             "fence": 12,
+                     *             "holder": "reviewer"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14990
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["ClaimVerifyResponse"];
                 };
             };
@@ -8393,6 +8436,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid files: Too small: expected array to have >=1 items",
+                     *         "details": {
+                     *           "target": "json",
+                     *           "fields": [
+                     *             {
+                     *               "path": "files",
+                     *               "message": "Too small: expected array to have >=1 items",
+                     *               "code": "too_small"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -8878,6 +8939,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FENCE_STALE",
+                     *         "message": "Cannot write \"src/login.ts\" with fence 41: reviewer holds it now under fence 57. Nothing was written",
+                     *         "details": {
+                     *           "file": "src/login.ts",
+                     *           "yourFence": 41,
+                     *           "currentFence": 57,
+                     *           "holder": "reviewer",
+                     *           "recovery": {
+                     *             "action": "RECLAIM_FILES",
+                     *             "endpoint": "POST /claim",
+                     *             "payloadHint": {
+                     *               "files": [
+                     *                 "src/login.ts"
+                     *               ]
+                     *             },
+                     *             "hint": "Your claim on the file ended: claim it again (POST /claim), check your work against what changed meanwhile, then retry with the new fence"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
