@@ -524,7 +524,7 @@ if (import.meta.main) {
     out: (line) => console.log(line),
     err: (line) => console.error(line),
     fetchFn: fetch,
-    cwd: Deno.cwd(),
+    cwd: env.INIT_CWD || Deno.cwd(),
   });
   if (agent !== null) Deno.exit(agent);
   const code = await runCli(

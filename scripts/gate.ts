@@ -18,7 +18,10 @@ export interface GateIo {
   out: (line: string) => void;
   err: (line: string) => void;
   fetchFn: typeof fetch;
-  /** The directory the CLI runs from (the repository when no --repo is given). */
+  /**
+   * The directory the CLI was started from (the repository when no --repo is given; `--repo` is relative
+   * to it). Under `deno task --cwd`, the task runs in the checkout: INIT_CWD names where it was started.
+   */
   cwd: string;
 }
 
@@ -254,7 +257,8 @@ async function gateEdit(io: GateIo, flags: Flags): Promise<number> {
     return 2;
   }
   const cwd = (payload as { cwd?: unknown }).cwd;
-  const dir = str(flags, "repo") || (typeof cwd === "string" ? cwd : io.cwd);
+  const named = str(flags, "repo") || (typeof cwd === "string" ? cwd : "");
+  const dir = resolve(io.cwd, named || ".");
   const root = await repoRoot(dir);
   const file = editedFile(payload, root, dir);
   if (file === undefined) return 0; // No file named: nothing to gate.
@@ -267,7 +271,7 @@ export async function runGate(io: GateIo, words: string[], flags: Flags): Promis
   const kind = words[1];
   try {
     if (kind === "edit") return await gateEdit(io, flags);
-    const root = await repoRoot(str(flags, "repo") || io.cwd);
+    const root = await repoRoot(repoDir(io, flags));
     if (kind === "pre-commit") return await decide(io, "commit", await stagedFiles(root), 1);
     if (kind === "pre-push") {
       return await decide(io, "push", await pushedFiles(root, words[2], await io.stdin()), 1);
@@ -281,6 +285,11 @@ export async function runGate(io: GateIo, words: string[], flags: Flags): Promis
 }
 
 // ---- install --------------------------------------------------------------------------------------
+
+/** `--repo PATH` (relative to where the CLI was started), else that directory. */
+function repoDir(io: GateIo, flags: Flags): string {
+  return resolve(io.cwd, str(flags, "repo") || ".");
+}
 
 function str(flags: Flags, name: string): string | undefined {
   const value = flags[name];
@@ -360,7 +369,7 @@ async function installClaudeCode(io: GateIo, root: string): Promise<void> {
  */
 export async function installHooks(io: GateIo, flags: Flags): Promise<number> {
   try {
-    const root = await repoRoot(str(flags, "repo") || io.cwd);
+    const root = await repoRoot(repoDir(io, flags));
     const none = !flags["pre-commit"] && !flags["pre-push"] && !flags["claude-code"];
     const hooksDir = resolve(root, (await git(root, ["rev-parse", "--git-path", "hooks"])).trim());
     if (none || flags["pre-commit"]) await writeHook(io, hooksDir, "pre-commit", flags.force === true);

@@ -10,7 +10,13 @@ export const SKILL_DOCUMENT = `# Working with the coordination service
 3. Log as you go: POST /api/ledger (PROGRESS, DECISION, TESTED...). Silence over ${DEFAULT_LEDGER_STALE_MINUTES} minutes while holding
    work blocks other writes with 429 LEDGER_STALE.
 4. POST /api/handoff when done: releases your claims and moves the ticket to review.
-Never edit a file another agent has claimed: check with GET /api/claim/check.`;
+Never edit a file another agent has claimed: check with GET /api/claim/check.
+Proof of claims: each claimed file carries a \`fence\` (POST /api/claim, POST /api/begin); send it with writes
+that name the file (POST /api/ledger \`fence\` beside \`fileRef\`, POST /api/handoff \`changedFiles: [{ file, fence }]\`):
+409 FENCE_STALE means your claim ended, so claim again (RECLAIM_FILES). POST /api/claim/verify \`{ files }\` says
+whether you hold them now. \`deno task cli hooks install --pre-commit --pre-push --claude-code\` gates commits,
+pushes and edits on your claims (SVC_URL, SVC_TOKEN). Name \`changedFiles\` at handoff: the reviewer sees the
+coverage.`;
 
 interface PairingContextInput {
   projectId: string;
