@@ -227,3 +227,25 @@ test("PROOF-2 POST /claim/verify: held, free, other, stale, sub-agent and parent
   assert.equal(tooMany.status, 400);
   assert.equal(tooMany.body.error.code, "VALIDATION_ERROR");
 });
+
+test("PROOF-1 a restored claim (reconnect in the grace period) is a new grant: greater fences, the old one stale", async () => {
+  const { projectId } = await newProject();
+  const a = await pairAgent(projectId);
+  const first = await call("POST", "/claim", { token: a.token, body: { files: ["src/r1.ts", "src/r2.ts"] } });
+  const old = first.body.data.claims.map((c: { fence: number }) => c.fence);
+  // Pairing again completes the agent's open sessions: its claims enter the grace period.
+  const again = await pairAgent(projectId, { name: a.name });
+  const restored = await call("POST", "/claim", {
+    token: again.token,
+    body: { files: ["src/r1.ts", "src/r2.ts"] },
+  });
+  assert.equal(restored.status, 200, restored.text);
+  assert.equal(restored.body.data.restored, true);
+  const fresh = restored.body.data.claims.map((c: { fence: number }) => c.fence);
+  assert.ok(Math.min(...fresh) > Math.max(...old), `${fresh} > ${old}`);
+  const verify = await call("POST", "/claim/verify", {
+    token: again.token,
+    body: { files: [{ file: "src/r1.ts", fence: old[0] }, { file: "src/r1.ts", fence: fresh[0] }] },
+  });
+  assert.deepEqual(verify.body.data.files.map((f: { status: string }) => f.status), ["fence_stale", "held"]);
+});
