@@ -18,7 +18,7 @@ import {
   PROJECT_STATUSES,
   REVIEW_MODES,
 } from "@/shared/vocabulary.ts";
-import { GATE_USAGE, type GateIo, installHooks, runGate } from "./gate.ts";
+import { GATE_HELP, GATE_USAGE, type GateIo, installHooks, runGate } from "./gate.ts";
 
 type Flags = Record<string, string | true>;
 type Data = Record<string, unknown>;
@@ -443,6 +443,7 @@ export function commandPath(command: Command, flags: Flags, positional: string[]
  */
 export async function runAgentCommand(args: string[], io: GateIo): Promise<number | null> {
   const { words, flags } = parseArgs(args);
+  if (flags.help) return null; // runCli prints the usage.
   if (words[0] === "hooks" && words[1] === "install") return await installHooks(io, flags);
   if (words[0] === "gate") return await runGate(io, words, flags);
   return null;
@@ -459,6 +460,12 @@ export async function runCli(
   if (words.length === 0) {
     out(overview());
     return flags.help ? 0 : 2;
+  }
+  const agentUsage = GATE_USAGE.find((u) => u.startsWith(`${words.slice(0, 2).join(" ")} `)) ??
+    GATE_USAGE.find((u) => words.length === 1 && u.startsWith(`${words[0]} `));
+  if (agentUsage && flags.help) {
+    out(`usage: deno task cli [--json] ${agentUsage}\n${GATE_HELP}`);
+    return 0;
   }
   const found = lookUp(words);
   if (!found) {

@@ -382,6 +382,13 @@ export async function installHooks(io: GateIo, flags: Flags): Promise<number> {
   }
 }
 
+/** The agent commands' help text (after their usage line). */
+export const GATE_HELP =
+  "Gates commits, pushes and edits on the agent's claims (POST /api/claim/verify). hooks install writes " +
+  "pre-commit and pre-push hooks (both unless one is chosen) into git's hooks folder and, with --claude-code, " +
+  "a PreToolUse edit gate into .claude/settings.json. Environment: SVC_URL, SVC_TOKEN or SVC_TOKEN_FILE; " +
+  "SVC_GATE_OFFLINE=allow lets changes through while the service cannot be reached (otherwise refused).";
+
 /** The agent commands' usage lines, for the CLI's overview. */
 export const GATE_USAGE = [
   "hooks install [--repo PATH] [--pre-commit] [--pre-push] [--claude-code] [--force]",
