@@ -113,6 +113,8 @@ export interface SvcApi {
   deleteClaimRequestsById: OperationMethod<"deleteClaimRequestsById">;
   /** `GET /claim/check`: Check who holds files */
   getClaimCheck: OperationMethod<"getClaimCheck">;
+  /** `POST /claim/verify`: Verify that you hold files now (extension: the question a gate asks) */
+  postClaimVerify: OperationMethod<"postClaimVerify">;
   /** `POST /release`: Release your claims */
   postRelease: OperationMethod<"postRelease">;
   /** `GET /claim/release-requests`: List your release requests, or those addressed to you */
@@ -237,6 +239,7 @@ export const OPERATIONS: { readonly [Id in OperationId]: OperationRoute } = {
   getClaimRequestsById: { method: "GET", path: "/claim/requests/{id}", server: "base" },
   deleteClaimRequestsById: { method: "DELETE", path: "/claim/requests/{id}", server: "base" },
   getClaimCheck: { method: "GET", path: "/claim/check", server: "base" },
+  postClaimVerify: { method: "POST", path: "/claim/verify", server: "base" },
   postRelease: { method: "POST", path: "/release", server: "base" },
   getClaimReleaseRequests: { method: "GET", path: "/claim/release-requests", server: "base" },
   postClaimReleaseRequests: { method: "POST", path: "/claim/release-requests", server: "base" },

@@ -508,6 +508,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/claim/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify that you hold files now (extension: the question a gate asks)
+         * @description (extension, issue 25) Scope read:board. Body `files`: 1 to 500 entries, each a path or `{ file, fence }` (0 or more: 400 VALIDATION_ERROR). Each entry answers `status`: `held` (you, or your parent agent for a sub-agent when it claimed with allowSubAgents, hold it now), `not_claimed`, `held_by_other`, or `fence_stale` (the fence sent is not the current holder's: your claim ended or another grant holds it now), with the current holder's `fence` and `holder` name (as in conflicts) when someone holds it. `ok` is true only when every entry is `held`. Paths are canonicalised and letter case is ignored, as by POST /claim. Writes nothing. The CLI's git hooks and edit gate ask it (`deno task cli gate pre-commit|pre-push|edit`).
+         */
+        post: operations["postClaimVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/release": {
         parameters: {
             query?: never;
@@ -611,6 +631,8 @@ export interface paths {
          *
          *     Rules: `type` exact (unknown: 400). `content` 1 to 2000, required except for PROGRESS with a payload (the payload replaces content: `Did:...\nNext:...\nBlockers:...`). DECISION needs payload.rationale (422 VALIDATION_ERROR). AGENT_JOINED is service-only and AGENT_SPAWNED, AGENT_ASSIGNED, AGENT_COMPLETED are open to orchestrators only (422 INVALID). `sessionId` defaults to the token's session; with OAuth tokens it is required (400, recovery PROVIDE_SESSION_ID); a session that is not your own answers 403 FORBIDDEN (recovery PROVIDE_SESSION_ID). `ticketId` UUID or key; unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF. `lineRef` requires `fileRef` (400). `labels` up to 10 of: api, breaking-change, bug, build, ci, config, database, dependency, docs, flaky, infra, migration, needs-review, performance, question, refactor, regression, security, tech-debt, test, ui; any other: 422 INVALID. `threadId` must be a thread of the project (422). `blockedByFile` only with BLOCKED (400).
          *
+         *     Fencing (extension, issue 25): `fence` (requires `fileRef`, else 400) is the fencing token you hold for that file (POST /claim `claims[].fence`); when it is no longer current (your claim ended, or another claim holds the file now) the answer is 409 FENCE_STALE (an extension of the spec's error codes) with `details { file, yourFence, currentFence?, holder? }` and recovery action RECLAIM_FILES (an extension of the spec's list: claim the file again, then retry with the new fence); nothing is written.
+         *
          *     Side effects (this endpoint only, not the batch): BLOCKED moves its ticket (or, without ticketId, your single in-progress ticket) to `blocked` by compare-and-swap, from in_progress on the default board or from any open status on a custom board with a blocked column; a ticket that cannot move leaves a warning. BLOCKED with blockedByFile opens a thread about the file unless one is open for it, and notifies the file's holder. A critical ALERT takes the whole agent offline (sub-agents included) and revokes all its credentials (API keys, session, sub-agent and refresh tokens).
          *
          *     Never refused with LEDGER_STALE. 429 BACKPRESSURE over 90 ledger writes per 5 minutes or 3 critical alerts per minute, counted per agent identity (each sub-agent has its own budget).
@@ -674,6 +696,8 @@ export interface paths {
         /**
          * Hand off work: advance the ticket, release claims, complete the session
          * @description Scope write:handoff, generator role (any other role: 403 FORBIDDEN, recovery MINT_SUBAGENT_SESSION). Preconditions, in order: sessionId is yours (else 400 VALIDATION_ERROR); a repeat for a session that already has a DONE entry answers 200 { ok, modulesDone, duplicate: true } and writes nothing (reachable with an API key; a session token was revoked by the first handoff, so a repeat with it answers 401); a closed session without DONE entry: 409 CONFLICT; at least one PROGRESS entry in the session (else 400 VALIDATION_ERROR, details.missing [progress_entry], recovery ADD_REQUIRED_FIELDS at POST /ledger). With ticketId (UUID or key; unknown: 404 TICKET_NOT_FOUND): human-only 403 FORBIDDEN (recovery HANDOFF_WITHOUT_TICKET); done or cancelled 409 CONFLICT; assigned to another agent 403 FORBIDDEN, recovery HANDOFF_WITHOUT_TICKET (omit ticketId to close your session); never started (backlog, claimed, sprint_backlog) 422 INVALID_TRANSITION, recovery BEGIN_TICKET; unassigned and no open claim of yours on it 403 FORBIDDEN, recovery BEGIN_TICKET (an unassigned ticket with your open claim is adopted: you become assignee); any other status than in_progress or a review status 422 INVALID_TRANSITION (blocked: recovery USE_VALID_TRANSITION, unblock). An agent and its sub-agents are one identity. Effects, in ONE transaction: artifacts stored on the ticket (same type and URL: updated in place; without ticketId they are kept in the DONE payload only); diffStat logged as PROGRESS; one compare-and-swap ticket move (review mode light: done; medium and strict: the board's review status, in_review if the board has it, else review; auto: review unless the change is trivial, i.e. riskClass local, no criterion requiring evidence, at most 2 files touched and, when diffStat gives line counts, at most 20 lines changed, which goes to done; custom: review unless project settings reviewConfig.blocking is false, which goes to done; a ticket already in review stays there); when review is required and criteria have requiresEvidence, a QA run with one pending test per such criterion; every claim of the identity released and a STATUS entry listing the files; a DONE entry (payload.moduleName) and an AGENT_COMPLETED entry; the session completed and its token revoked; toolResults queued and classified after the response into PROGRESS and TESTED entries, skipping duplicates. A ticket status changed during the call: 409 CONFLICT, recovery REFRESH_TICKET_STATE, nothing written. Warnings never block: no TESTED entry (never a refusal), TESTED entries not mentioning verificationCommand (unless n/a), a pull_request artifact whose metadata reviewDecision is CHANGES_REQUESTED (unresolved PR review block), released files no ledger entry mentions by fileRef or in its content, in any letter case as claims compare paths (unlogged work). nextAction, first match: RESUME_WORK (another ticket of yours in progress), PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. When the caller's token belonged to the session handed off (it no longer works), the message starts by saying so: pair again with a new code (POST /pair/connect) before any call it names.
+         *
+         *     Coverage receipt (extension, issue 25): `changedFiles` (up to 500 paths or `{ file, fence }`) is compared with every file this session held at any time (released ones count) and the files you hold now; the answer carries `coverage { covered[], uncovered[], ratio }`, stored in the ticket's `reviewHandoff.coverage` (GET /ticket, the evaluator's GET /context) and in the DONE entry's payload. Uncovered files are a warning; with the project setting `requireClaimCoverage` they refuse the handoff with 409 COVERAGE_INCOMPLETE (an extension of the spec's codes; `details.files`, `details.coverage`, recovery CLAIM_FILES, an extension of the spec's list: claim them, then hand off again), nothing written, the session open and the ticket unmoved. A `fence` that is no longer current for its file (the claim ended, or another claim holds the file now): 409 FENCE_STALE (extension) with `details { file, yourFence, currentFence?, holder? }` and recovery RECLAIM_FILES (extension), nothing written.
          */
         post: operations["postHandoff"];
         delete?: never;
@@ -2332,6 +2356,11 @@ export interface components {
                 file: string;
                 claimedAt: string;
                 expiresAt: string;
+                /**
+                 * @description (extension, issue 25) Fencing token of this entry: strictly greater than every fence given before for the file (a new claim, a restored claim); a renewal keeps it; an inherited entry shows its parent's. Send it with writes that name the file (POST /ledger `fence`, POST /handoff `changedFiles[]`)
+                 * @example 42
+                 */
+                fence?: number;
             }[];
             criteriaAcknowledged: boolean;
             nextAction: {
@@ -2408,6 +2437,11 @@ export interface components {
             claimedAt: string;
             /** @description ISO 8601; after it the claim stops counting */
             expiresAt: string;
+            /**
+             * @description (extension, issue 25) Fencing token of this entry: strictly greater than every fence given before for the file (a new claim, a restored claim); a renewal keeps it; an inherited entry shows its parent's. Send it with writes that name the file (POST /ledger `fence`, POST /handoff `changedFiles[]`)
+             * @example 42
+             */
+            fence?: number;
         };
         NextAction: {
             /** @example LOG_PROGRESS */
@@ -2573,6 +2607,8 @@ export interface components {
             holders?: components["schemas"]["ClaimCheckHolder"][];
             /** @description (extension) Waiting requests of other agents on the file. A free file with waiters is not available (`claimant` names the first waiter): it is granted to them first */
             queue?: number;
+            /** @description (extension, issue 25) The current holder's fencing token for this entry (held entries only) */
+            fence?: number;
         };
         ClaimCheckHolder: {
             /**
@@ -2582,6 +2618,49 @@ export interface components {
             file: string;
             /** @description `agentName` or `agentName/subAgentName` */
             claimant: string;
+        };
+        ClaimVerifyResponse: {
+            data: components["schemas"]["ClaimVerifyResult"];
+            meta: components["schemas"]["Meta"];
+        };
+        ClaimVerifyResult: {
+            /** @description True only when every entry is `held` */
+            ok: boolean;
+            files: components["schemas"]["ClaimVerifyItem"][];
+        };
+        ClaimVerifyItem: {
+            file: string;
+            /**
+             * @description `held`: you (or your parent, with allowSubAgents) hold it now; `not_claimed`: nobody does; `held_by_other`: another identity does; `fence_stale`: the fence sent is not the current one (the claim ended, or another grant holds the file now)
+             * @enum {string}
+             */
+            status: "held" | "not_claimed" | "held_by_other" | "fence_stale";
+            /** @description The current holder's fence, when held */
+            fence?: number;
+            /** @description The current holder: `agentName` or `agentName/subAgentName` */
+            holder?: string;
+        };
+        ClaimVerifyRequest: {
+            /**
+             * @description 1 to 500 entries: a path, or `{ file, fence }` to also check the fence
+             * @example [
+             *       "src/a.ts",
+             *       {
+             *         "file": "src/b.ts",
+             *         "fence": 42
+             *       }
+             *     ]
+             */
+            files: (string | components["schemas"]["FencedFile"])[];
+        };
+        FencedFile: {
+            /**
+             * @description Repository-relative file path, canonicalised before it is compared or stored: trimmed, Unicode NFC, `\` turned into `/`, `.` and empty segments dropped, `..` resolved, no leading or trailing slash; the letter case is kept (claims, and every comparison of a path with a claimed file, ignore letter case). Responses show the canonical form. A path that climbs above the repository root, is empty once canonical, or holds control characters or invisible format characters (Unicode category Cf: U+200B zero-width space, U+FEFF, U+202E and the like) answers 400 VALIDATION_ERROR (at most 500 characters)
+             * @example src/app.ts
+             */
+            file: string;
+            /** @description The fence you hold (POST /claim `claims[].fence`) */
+            fence: number;
         };
         ReleaseResponse: {
             data: {
@@ -2675,6 +2754,11 @@ export interface components {
              * @example src/app.ts
              */
             fileRef?: string;
+            /**
+             * @description (extension, issue 25) Requires fileRef: the fencing token you hold for that file (POST /claim `claims[].fence`). Not current (your claim ended, or another claim holds the file now): 409 FENCE_STALE, nothing written
+             * @example 42
+             */
+            fence?: number;
             /** @description Requires fileRef */
             lineRef?: number;
             /** @description Up to 10 known labels (see LedgerLabel); unknown labels: 422 INVALID */
@@ -2813,6 +2897,7 @@ export interface components {
                 ref: string | null;
                 title: string | null;
             };
+            coverage?: components["schemas"]["ClaimCoverage"];
         };
         NextWorkAction: {
             /** @enum {string} */
@@ -2834,6 +2919,15 @@ export interface components {
             endpoint: string;
             message: string;
         };
+        /** @description (extension, issue 25) Only when `changedFiles` was sent: the coverage receipt, also stored in the ticket's `reviewHandoff.coverage` and the DONE entry's payload */
+        ClaimCoverage: {
+            /** @description Changed files the session held at some point */
+            covered: string[];
+            /** @description Changed files the session never held */
+            uncovered: string[];
+            /** @description covered / changed (1 when nothing changed) */
+            ratio: number;
+        };
         HandoffRequest: {
             /** @description The module (unit of work) delivered; counted once in modulesDone */
             moduleName: string;
@@ -2851,6 +2945,17 @@ export interface components {
             diffStat?: string;
             /** @description Raw tool outputs. Classified after the response into PROGRESS and TESTED entries (items whose command, tool name or text looks like a test run, or that carry a pass/fail outcome, become TESTED; others PROGRESS); an item whose type and content duplicate an entry of the session is skipped */
             toolResults?: unknown[];
+            /**
+             * @description (extension, issue 25) Up to 500 files the change touched (e.g. `git diff --name-only`), each a path or `{ file, fence }`. Compared with every file this session held (released ones count): the answer's `coverage`. A fence not current for its file: 409 FENCE_STALE
+             * @example [
+             *       "src/a.ts",
+             *       {
+             *         "file": "src/b.ts",
+             *         "fence": 42
+             *       }
+             *     ]
+             */
+            changedFiles?: (string | components["schemas"]["FencedFile"])[];
         };
         ArtifactInput: {
             /** @enum {string} */
@@ -3581,6 +3686,12 @@ export interface components {
             } | null;
             /** @description When the ticket entered its review status */
             waitingSince: string;
+            /** @description (extension, issue 25) The coverage receipt of the handoff that sent the ticket to review (its changedFiles against the files its session held); absent when the handoff named no changedFiles */
+            coverage?: {
+                covered: string[];
+                uncovered: string[];
+                ratio: number;
+            };
         };
         ContextDocument: {
             id: string;
@@ -8365,7 +8476,8 @@ export interface operations {
                      *           {
                      *             "file": "src/login.test.ts",
                      *             "claimedAt": "2026-11-26T23:02:01.894Z",
-                     *             "expiresAt": "2026-11-26T23:32:01.894Z"
+                     *             "expiresAt": "2026-11-26T23:32:01.894Z",
+                     *             "fence": 57
                      *           }
                      *         ],
                      *         "nextAction": {
@@ -9017,6 +9129,162 @@ export interface operations {
                      *               "path": "files",
                      *               "message": "Invalid input: expected string, received undefined",
                      *               "code": "invalid_type"
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, malformed, expired or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN: missing scope or wrong role (`details.recovery`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the limit (64 KB for pairing, 1 MiB elsewhere) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body without a JSON content type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMITED, BACKPRESSURE, LEDGER_STALE or ENDPOINT_RATE_LIMITED; read Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INTERNAL: unexpected failure; `details.requestId` equals X-Request-Id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: try again later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postClaimVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "files": [
+                 *         "src/login.ts",
+                 *         {
+                 *           "file": "src/login.test.ts",
+                 *           "fence": 57
+                 *         },
+                 *         "src/session.ts"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ClaimVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description Verdict */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "ok": false,
+                     *         "files": [
+                     *           {
+                     *             "file": "src/login.ts",
+                     *             "status": "held",
+                     *             "fence": 56,
+                     *             "holder": "builder"
+                     *           },
+                     *           {
+                     *             "file": "src/login.test.ts",
+                     *             "status": "held",
+                     *             "fence": 57,
+                     *             "holder": "builder"
+                     *           },
+                     *           {
+                     *             "file": "src/session.ts",
+                     *             "status": "held_by_other",
+                     *             "fence": 12,
+                     *             "holder": "reviewer"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "meta": {
+                     *         "callsRemaining": 14990
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClaimVerifyResponse"];
+                };
+            };
+            /** @description VALIDATION_ERROR: body or query failed validation (`details.fields`), or a gate with `details.recovery` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "VALIDATION_ERROR",
+                     *         "message": "Invalid files: Too small: expected array to have >=1 items",
+                     *         "details": {
+                     *           "target": "json",
+                     *           "fields": [
+                     *             {
+                     *               "path": "files",
+                     *               "message": "Too small: expected array to have >=1 items",
+                     *               "code": "too_small"
                      *             }
                      *           ]
                      *         }
@@ -10093,6 +10361,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CONFLICT, VERSION_CONFLICT or IDENTITY_MISMATCH: state changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "FENCE_STALE",
+                     *         "message": "Cannot write \"src/login.ts\" with fence 41: reviewer holds it now under fence 57. Nothing was written",
+                     *         "details": {
+                     *           "file": "src/login.ts",
+                     *           "yourFence": 41,
+                     *           "currentFence": 57,
+                     *           "holder": "reviewer",
+                     *           "recovery": {
+                     *             "action": "RECLAIM_FILES",
+                     *             "endpoint": "POST /claim",
+                     *             "payloadHint": {
+                     *               "files": [
+                     *                 "src/login.ts"
+                     *               ]
+                     *             },
+                     *             "hint": "Your claim on the file ended: claim it again (POST /claim), check your work against what changed meanwhile, then retry with the new fence"
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };

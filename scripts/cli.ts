@@ -19,6 +19,7 @@ import {
   PROJECT_STATUSES,
   REVIEW_MODES,
 } from "@/shared/vocabulary.ts";
+import { GATE_HELP, GATE_USAGE, type GateIo, installHooks, runGate } from "./gate.ts";
 
 type Flags = Record<string, string | true>;
 type Data = Record<string, unknown>;
@@ -507,7 +508,7 @@ export const COMMANDS: Command[] = [
 
 // ---- running --------------------------------------------------------------------------------------
 
-const BOOLEAN_FLAGS = new Set(["json", "help"]);
+const BOOLEAN_FLAGS = new Set(["json", "help", "pre-commit", "pre-push", "claude-code", "force"]);
 
 function parseArgs(args: string[]): { words: string[]; flags: Flags } {
   const words: string[] = [];
@@ -535,7 +536,8 @@ function overview(): string {
     COMMANDS.map((c) => `  ${usageOf(c)}`).join("\n") +
     "\n`deno task cli <command> --help` lists a command's choices. Output is text; --json prints the answer's " +
     "data.\nenvironment: SVC_URL (else PUBLIC_URL, else http://127.0.0.1:$PORT, else http://localhost:8787), " +
-    "SVC_ADMIN_TOKEN";
+    "SVC_ADMIN_TOKEN\nagent commands (gate commits, pushes and edits on the agent's claims; SVC_URL, SVC_TOKEN " +
+    "or SVC_TOKEN_FILE, SVC_GATE_OFFLINE=allow):\n" + GATE_USAGE.map((u) => `  ${u}`).join("\n");
 }
 
 function commandHelp(c: Command): string {
@@ -602,6 +604,18 @@ export function commandPath(command: Command, flags: Flags, positional: string[]
   return adminPath(command.route, command.params?.(flags, positional)) + (command.query?.(flags) ?? "");
 }
 
+/**
+ * The agent commands (issue 25), which call the REST API with the agent's token rather than an operator
+ * route: `hooks install` and `gate ...`; null for any other command.
+ */
+export async function runAgentCommand(args: string[], io: GateIo): Promise<number | null> {
+  const { words, flags } = parseArgs(args);
+  if (flags.help) return null; // runCli prints the usage.
+  if (words[0] === "hooks" && words[1] === "install") return await installHooks(io, flags);
+  if (words[0] === "gate") return await runGate(io, words, flags);
+  return null;
+}
+
 /** Runs one CLI invocation; returns the exit code. Exported for tests. */
 export async function runCli(
   args: string[],
@@ -613,6 +627,12 @@ export async function runCli(
   if (words.length === 0) {
     out(overview());
     return flags.help ? 0 : 2;
+  }
+  const agentUsage = GATE_USAGE.find((u) => u.startsWith(`${words.slice(0, 2).join(" ")} `)) ??
+    GATE_USAGE.find((u) => words.length === 1 && u.startsWith(`${words[0]} `));
+  if (agentUsage && flags.help) {
+    out(`usage: deno task cli [--json] ${agentUsage}\n${GATE_HELP}`);
+    return 0;
   }
   const found = lookUp(words);
   if (!found) {
@@ -673,6 +693,15 @@ export async function runCli(
 
 if (import.meta.main) {
   const env = Deno.env.toObject();
+  const agent = await runAgentCommand(Deno.args, {
+    env,
+    stdin: () => new Response(Deno.stdin.readable).text(),
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+    fetchFn: fetch,
+    cwd: env.INIT_CWD || Deno.cwd(),
+  });
+  if (agent !== null) Deno.exit(agent);
   const code = await runCli(
     Deno.args,
     { url: defaultUrl(env), token: env.SVC_ADMIN_TOKEN },

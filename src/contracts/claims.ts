@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { CLAIM_HOLD_STATUSES } from "@/shared/vocabulary.ts";
 import { envelope, RecoverySchema } from "./common.ts";
-import { claimEntryList } from "./file-path.ts";
+import { claimEntryList, FilePath } from "./file-path.ts";
 
 /** (design) Upper bound of `estimatedSeconds`: one day. */
 export const MAX_ESTIMATED_SECONDS = 86_400;
@@ -44,6 +44,13 @@ export const ClaimItem = z.object({
   file: z.string(),
   claimedAt: z.string().openapi({ description: "ISO 8601; unchanged by renewals" }),
   expiresAt: z.string().openapi({ description: "ISO 8601; after it the claim stops counting" }),
+  fence: z.number().int().positive().optional().openapi({
+    description:
+      "(extension, issue 25) Fencing token of this entry: strictly greater than every fence given " +
+      "before for the file (a new claim, a restored claim); a renewal keeps it; an inherited entry shows its " +
+      "parent's. Send it with writes that name the file (POST /ledger `fence`, POST /handoff `changedFiles[]`)",
+    example: 42,
+  }),
 }).openapi("Claim");
 
 export const ClaimData = z.object({
@@ -220,6 +227,10 @@ export const ClaimCheckItem = z.object({
       "(extension) Waiting requests of other agents on the file. A free file with waiters is not " +
       "available (`claimant` names the first waiter): it is granted to them first",
   }),
+  fence: z.number().int().positive().optional().openapi({
+    description:
+      "(extension, issue 25) The current holder's fencing token for this entry (held entries only)",
+  }),
 }).openapi("ClaimCheckItem");
 
 export const ClaimCheckResponse = envelope(z.object({ files: z.array(ClaimCheckItem) })).openapi(
@@ -241,3 +252,45 @@ export const ReleaseBody = z.object({
 export const ReleaseResponse = envelope(z.object({
   released: z.array(z.string()).openapi({ description: "Files freed, sorted; empty when nothing matched" }),
 })).openapi("ReleaseResponse");
+
+/** Entries per `POST /claim/verify` (issue 25), and per `changedFiles` of a handoff. */
+export const MAX_VERIFY_FILES = 500;
+
+/** A file named with the fencing token its author holds (issue 25). */
+export const FencedFileSchema = z.object({
+  file: FilePath,
+  fence: z.number().int().positive().openapi({
+    description: "The fence you hold (POST /claim `claims[].fence`)",
+  }),
+}).openapi("FencedFile");
+
+/** A path, or `{ file, fence }`. */
+export const FileOrFenced = z.union([FilePath, FencedFileSchema]);
+
+export const ClaimVerifyBody = z.object({
+  files: z.array(FileOrFenced).min(1).max(MAX_VERIFY_FILES).openapi({
+    description: `1 to ${MAX_VERIFY_FILES} entries: a path, or \`{ file, fence }\` to also check the fence`,
+    example: ["src/a.ts", { file: "src/b.ts", fence: 42 }],
+  }),
+}).openapi("ClaimVerifyRequest");
+
+export const ClaimVerifyItem = z.object({
+  file: z.string(),
+  status: z.enum(["held", "not_claimed", "held_by_other", "fence_stale"]).openapi({
+    description:
+      "`held`: you (or your parent, with allowSubAgents) hold it now; `not_claimed`: nobody does; " +
+      "`held_by_other`: another identity does; `fence_stale`: the fence sent is not the current one (the claim " +
+      "ended, or another grant holds the file now)",
+  }),
+  fence: z.number().int().optional().openapi({ description: "The current holder's fence, when held" }),
+  holder: z.string().optional().openapi({
+    description: "The current holder: `agentName` or `agentName/subAgentName`",
+  }),
+}).openapi("ClaimVerifyItem");
+
+export const ClaimVerifyResponse = envelope(
+  z.object({
+    ok: z.boolean().openapi({ description: "True only when every entry is `held`" }),
+    files: z.array(ClaimVerifyItem),
+  }).openapi("ClaimVerifyResult"),
+).openapi("ClaimVerifyResponse");

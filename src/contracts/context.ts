@@ -105,6 +105,14 @@ export const ReviewRow = z.object({
   generatorAgent: AgentRef.nullable().openapi({ description: "The assignee who handed the ticket in" }),
   reviewerAgent: AgentRef.nullable(),
   waitingSince: z.string().openapi({ description: "When the ticket entered its review status" }),
+  coverage: z.object({
+    covered: z.array(z.string()),
+    uncovered: z.array(z.string()),
+    ratio: z.number().min(0).max(1),
+  }).optional().openapi({
+    description: "(extension, issue 25) The coverage receipt of the handoff that sent the ticket to review " +
+      "(its changedFiles against the files its session held); absent when the handoff named no changedFiles",
+  }),
 }).openapi("ReviewRow");
 
 const OpenClaim = z.object({

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ARTIFACT_TYPES, QA_RUN_STATUSES, QA_TEST_STATUSES } from "@/shared/vocabulary.ts";
 import { envelope, NextActionSchema, ReviewModeSchema } from "./common.ts";
+import { FileOrFenced, MAX_VERIFY_FILES } from "./claims.ts";
 
 export const ArtifactInput = z.object({
   type: z.enum(ARTIFACT_TYPES),
@@ -31,7 +32,21 @@ export const HandoffBody = z.object({
       "whose command, tool name or text looks like a test run, or that carry a pass/fail outcome, become " +
       "TESTED; others PROGRESS); an item whose type and content duplicate an entry of the session is skipped",
   }),
+  changedFiles: z.array(FileOrFenced).max(MAX_VERIFY_FILES).optional().openapi({
+    description:
+      `(extension, issue 25) Up to ${MAX_VERIFY_FILES} files the change touched (e.g. \`git diff ` +
+      "--name-only`), each a path or `{ file, fence }`. Compared with every file this session held (released " +
+      "ones count): the answer's `coverage`. A fence not current for its file: 409 FENCE_STALE",
+    example: ["src/a.ts", { file: "src/b.ts", fence: 42 }],
+  }),
 }).openapi("HandoffRequest");
+
+/** Issue 25: the changed files a handoff named against the files its session held. */
+export const CoverageSchema = z.object({
+  covered: z.array(z.string()).openapi({ description: "Changed files the session held at some point" }),
+  uncovered: z.array(z.string()).openapi({ description: "Changed files the session never held" }),
+  ratio: z.number().min(0).max(1).openapi({ description: "covered / changed (1 when nothing changed)" }),
+}).openapi("ClaimCoverage");
 
 export const Remediation = z.object({
   action: z.string(),
@@ -67,6 +82,11 @@ export const HandoffData = z.object({
     ref: z.string().nullable(),
     title: z.string().nullable(),
   }).optional(),
+  coverage: CoverageSchema.optional().openapi({
+    description:
+      "(extension, issue 25) Only when `changedFiles` was sent: the coverage receipt, also stored " +
+      "in the ticket's `reviewHandoff.coverage` and the DONE entry's payload",
+  }),
 }).openapi("HandoffResult");
 
 export const HandoffResponse = envelope(HandoffData);

@@ -62,6 +62,13 @@ export const LedgerEntryBody = z.object({
     description: "UUID or key (`PREFIX-n`); unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF",
   }),
   fileRef: FilePath.optional(),
+  fence: z.number().int().positive().optional().openapi({
+    description:
+      "(extension, issue 25) Requires fileRef: the fencing token you hold for that file (POST /claim " +
+      "`claims[].fence`). Not current (your claim ended, or another claim holds the file now): 409 FENCE_STALE, " +
+      "nothing written",
+    example: 42,
+  }),
   lineRef: z.number().int().min(1).optional().openapi({ description: "Requires fileRef" }),
   labels: z.array(z.string().min(1).max(50)).max(10).optional().openapi({
     description: "Up to 10 known labels (see LedgerLabel); unknown labels: 422 INVALID",
@@ -81,6 +88,9 @@ export const LedgerEntryBody = z.object({
 }).superRefine((body, ctx) => {
   if (body.lineRef !== undefined && body.fileRef === undefined) {
     ctx.addIssue({ code: "custom", path: ["lineRef"], message: "lineRef requires fileRef" });
+  }
+  if (body.fence !== undefined && body.fileRef === undefined) {
+    ctx.addIssue({ code: "custom", path: ["fence"], message: "fence requires fileRef" });
   }
   if (body.blockedByFile !== undefined && body.type !== "BLOCKED") {
     ctx.addIssue({

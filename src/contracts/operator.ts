@@ -29,8 +29,13 @@ const Settings = z.object({
   ledgerStaleMinutes: z.number().int().min(1).max(1440).optional(),
   mcpTools: z.enum(MCP_TOOL_SETS).optional().openapi({
     description: "Extension (issue 24): the MCP tools of the project's agents. `spec` (the default, shown " +
-      "when unset): the spec's 15 tools; `coordination`: those plus svc_claim, svc_claim_check, svc_release, " +
+      "when unset): the spec's 15 tools; `coordination`: those plus svc_claim, svc_claim_check, svc_release, svc_claim_requests, " +
       "svc_release_request, svc_release_answer and svc_plan",
+  }),
+  requireClaimCoverage: z.boolean().optional().openapi({
+    description:
+      "(issue 25) When true, POST /handoff refuses `changedFiles` the session never held with 409 " +
+      "COVERAGE_INCOMPLETE (session left open, ticket unmoved); default false: a handoff warning",
   }),
 }).passthrough().openapi("OperatorProjectSettings");
 

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { ClaimItem } from "./claims.ts";
 import { ARTIFACT_TYPES, TICKET_ACTIONS } from "@/shared/vocabulary.ts";
 import { claimEntryList, filePathList } from "./file-path.ts";
 import { envelope, ReviewModeSchema } from "./common.ts";
@@ -192,7 +193,12 @@ export const BeginResult = z.object({
   sessionId: z.string().nullable().openapi({
     description: "The caller's session, now linked to the ticket (null for API keys, which have none)",
   }),
-  claims: z.array(z.object({ file: z.string(), claimedAt: z.string(), expiresAt: z.string() })),
+  claims: z.array(z.object({
+    file: z.string(),
+    claimedAt: z.string(),
+    expiresAt: z.string(),
+    fence: ClaimItem.shape.fence,
+  })),
   criteriaAcknowledged: z.boolean(),
   nextAction: z.object({ action: z.string(), endpoint: z.string(), message: z.string() }),
 }).openapi("BeginResult");

@@ -212,6 +212,46 @@ export const LedgerList: FC<{ entries: FeedEntry[]; base: string; now: Date }> =
   </ol>
 );
 
+/** Issue 25: the coverage receipt of the handoff under review (changed files against the files held). */
+export const ClaimCoverage: FC<{ handoff: Record<string, unknown> | null }> = ({ handoff }) => {
+  const c = handoff?.coverage as { covered?: string[]; uncovered?: string[]; ratio?: number } | undefined;
+  if (!c || !Array.isArray(c.covered) || !Array.isArray(c.uncovered)) return null;
+  return (
+    <section aria-labelledby="coverage-title" data-coverage>
+      <h2 id="coverage-title">Claim coverage</h2>
+      <p>
+        {`${Math.round((c.ratio ?? 0) * 100)}% of the changed files were claimed (${c.covered.length} of ${
+          c.covered.length + c.uncovered.length
+        })`}
+      </p>
+      {c.uncovered.length > 0 && (
+        <>
+          <h3>Changed without a claim</h3>
+          <ul>
+            {c.uncovered.map((f) => (
+              <li key={f}>
+                <code>{f}</code>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {c.covered.length > 0 && (
+        <details>
+          <summary>Covered by claims</summary>
+          <ul>
+            {c.covered.map((f) => (
+              <li key={f}>
+                <code>{f}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+};
+
 export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; now: Date }> = (
   { member, t, csrf, now },
 ) => {
@@ -305,6 +345,7 @@ export const Ticket: FC<{ member: DashboardMember; t: TicketPage; csrf: string; 
             )}
           </dl>
         )}
+        <ClaimCoverage handoff={t.reviewHandoff} />
         <h2>Acceptance criteria</h2>
         {t.acceptanceCriteria.length === 0 ? <p class="meta">None.</p> : (
           <ol>

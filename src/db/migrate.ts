@@ -27,6 +27,7 @@ import * as m0023 from "./migrations/0023_release_requests.ts";
 import * as m0024 from "./migrations/0024_claim_entries.ts";
 import * as m0025 from "./migrations/0025_webhooks.ts";
 import * as m0026 from "./migrations/0026_ledger_chain.ts";
+import * as m0027 from "./migrations/0027_claim_fences.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   "0024_claim_entries": m0024,
   "0025_webhooks": m0025,
   "0026_ledger_chain": m0026,
+  "0027_claim_fences": m0027,
 };
 
 const provider: MigrationProvider = {

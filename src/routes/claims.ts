@@ -12,9 +12,12 @@ import {
   ClaimRequestsQuery,
   ClaimRequestsResponse,
   ClaimResponse,
+  ClaimVerifyBody,
+  ClaimVerifyResponse,
   ClaimWaitResponse,
   MAX_CLAIM_FILES,
   MAX_ESTIMATED_SECONDS,
+  MAX_VERIFY_FILES,
   MAX_WAIT_SECONDS,
   ReleaseBody,
   ReleaseResponse,
@@ -26,6 +29,7 @@ import { cancelClaimRequest, getClaimRequest, listClaimRequests } from "@/domain
 import { CLAIM_GRACE_MS, DEFAULT_CLAIM_MS, STALE_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 import { BACKPRESSURE } from "@/domain/ledger/backpressure.ts";
 import { checkClaims, claimFiles, releaseOwnClaims } from "@/domain/claims/verbs.ts";
+import { verifyClaims } from "@/domain/claims/verify.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
@@ -155,6 +159,26 @@ export const claimCheckRoute = defineRoute({
   },
 }, { scope: "read:board", cost: 1 });
 
+export const claimVerifyRoute = defineRoute({
+  method: "post",
+  path: "/claim/verify",
+  tags: ["Claims"],
+  summary: "Verify that you hold files now (extension: the question a gate asks)",
+  description: "(extension, issue 25) Scope read:board. Body `files`: 1 to " + MAX_VERIFY_FILES +
+    " entries, each a path or " +
+    "`{ file, fence }` (0 or more: 400 VALIDATION_ERROR). Each entry answers `status`: `held` (you, or your " +
+    "parent agent for a sub-agent when it claimed with allowSubAgents, hold it now), `not_claimed`, " +
+    "`held_by_other`, or `fence_stale` (the fence sent is not the current holder's: your claim ended or " +
+    "another grant holds it now), with the current holder's `fence` and `holder` name (as in conflicts) " +
+    "when someone holds it. `ok` is true only when every entry is `held`. Paths are canonicalised and " +
+    "letter case is ignored, as by POST /claim. Writes nothing. The CLI's git hooks and edit gate ask it " +
+    "(`deno task cli gate pre-commit|pre-push|edit`).",
+  request: { body: { required: true, content: { "application/json": { schema: ClaimVerifyBody } } } },
+  responses: {
+    200: { description: "Verdict", content: { "application/json": { schema: ClaimVerifyResponse } } },
+  },
+}, { scope: "read:board", cost: 1, staleExempt: true });
+
 export const releaseRoute = defineRoute({
   method: "post",
   path: "/release",
@@ -237,5 +261,6 @@ export function registerClaims(api: OpenAPIHono<AppEnv>): void {
     async ({ c, params, ctx }) => ok(c, await cancelClaimRequest(ctx, params.id)),
   );
   handle(api, claimCheckRoute, async ({ c, query, ctx }) => ok(c, await checkClaims(ctx, query.files)));
+  handle(api, claimVerifyRoute, async ({ c, body, ctx }) => ok(c, await verifyClaims(ctx, body)));
   handle(api, releaseRoute, async ({ c, body, ctx }) => ok(c, await releaseOwnClaims(ctx, body)));
 }

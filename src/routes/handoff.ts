@@ -57,7 +57,17 @@ export const handoffRoute = defineRoute({
     "PICK_TICKET (unassigned ticket ready), REQUEST_BRIEF (blank brief), CREATE_TICKETS (empty board), " +
     "PROJECT_COMPLETE (all done or cancelled), WAIT (tickets in review), ASSIST (others working), ALL_DONE. " +
     "When the caller's token belonged to the session handed off (it no longer works), the message starts by " +
-    "saying so: pair again with a new code (POST /pair/connect) before any call it names.",
+    "saying so: pair again with a new code (POST /pair/connect) before any call it names.\n\n" +
+    "Coverage receipt (extension, issue 25): `changedFiles` (up to 500 paths or `{ file, fence }`) is compared " +
+    "with every file this session held at any time (released ones count) and the files you hold now; the " +
+    "answer carries `coverage { covered[], uncovered[], ratio }`, stored in the ticket's " +
+    "`reviewHandoff.coverage` (GET /ticket, the evaluator's GET /context) and in the DONE entry's payload. " +
+    "Uncovered files are a warning; with the project setting `requireClaimCoverage` they refuse the handoff " +
+    "with 409 COVERAGE_INCOMPLETE (an extension of the spec's codes; `details.files`, `details.coverage`, " +
+    "recovery CLAIM_FILES, an extension of the spec's list: claim them, then hand off again), nothing " +
+    "written, the session open and the ticket unmoved. A `fence` that is no longer current for its file " +
+    "(the claim ended, or another claim holds the file now): 409 FENCE_STALE (extension) with `details { " +
+    "file, yourFence, currentFence?, holder? }` and recovery RECLAIM_FILES (extension), nothing written.",
   request: { body: { required: true, content: { "application/json": { schema: HandoffBody } } } },
   responses: {
     200: { description: "Handed off", content: { "application/json": { schema: HandoffResponse } } },

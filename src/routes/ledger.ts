@@ -37,6 +37,11 @@ export const ledgerWriteRoute = defineRoute({
     "unresolvable: 422 VALIDATION_ERROR, recovery RESOLVE_TICKET_REF. `lineRef` requires `fileRef` (400). " +
     `\`labels\` up to 10 of: ${LEDGER_LABELS.join(", ")}; any other: 422 INVALID. ` +
     "`threadId` must be a thread of the project (422). `blockedByFile` only with BLOCKED (400).\n\n" +
+    "Fencing (extension, issue 25): `fence` (requires `fileRef`, else 400) is the fencing token you hold " +
+    "for that file (POST /claim `claims[].fence`); when it is no longer current (your claim ended, or another " +
+    "claim holds the file now) the answer is 409 FENCE_STALE (an extension of the spec's error codes) with " +
+    "`details { file, yourFence, currentFence?, holder? }` and recovery action RECLAIM_FILES (an extension " +
+    "of the spec's list: claim the file again, then retry with the new fence); nothing is written.\n\n" +
     "Side effects (this endpoint only, not the batch): BLOCKED moves its ticket (or, without ticketId, your " +
     "single in-progress ticket) to `blocked` by compare-and-swap, from in_progress on the default board or " +
     "from any open status on a custom board with a blocked column; a ticket that cannot move leaves a " +
@@ -48,7 +53,7 @@ export const ledgerWriteRoute = defineRoute({
   request: { body: { required: true, content: { "application/json": { schema: LedgerEntryBody } } } },
   responses: {
     201: { description: "Written", content: { "application/json": { schema: LedgerWriteResponse } } },
-    ...errorResponses(422),
+    ...errorResponses(409, 422),
   },
 }, { scope: "write:ledger", cost: 2, staleExempt: true });
 

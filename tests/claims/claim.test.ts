@@ -23,7 +23,9 @@ test("CLAIM-001 CLAIM-014 a claim answers { claims[] { file, claimedAt, expiresA
   const data = res.body.data;
   assert.deepEqual(data.claims.map((c: { file: string }) => c.file), ["src/a.ts", "src/b.ts"]);
   for (const c of data.claims) {
-    assert.deepEqual(Object.keys(c).sort(), ["claimedAt", "expiresAt", "file"]);
+    // The spec's three fields, plus the documented extension `fence` (issue 25: fencing tokens).
+    assert.deepEqual(Object.keys(c).filter((k) => k !== "fence").sort(), ["claimedAt", "expiresAt", "file"]);
+    assert.ok(Number.isInteger(c.fence));
     assert.ok(Date.parse(c.claimedAt) < Date.parse(c.expiresAt));
   }
   assert.equal(typeof data.nextAction.action, "string");

@@ -99,12 +99,9 @@ test("CTX-055 the webhook delivery body is documented in the OpenAPI document", 
   const res = await call("GET", "/openapi.json");
   const schema = res.body.components.schemas.WebhookDelivery;
   assert.ok(schema, "WebhookDelivery schema is published");
-  assert.deepEqual(Object.keys(schema.properties).sort(), [
-    "event",
-    "id",
-    "partnerManagedSessionId",
-    "projectId",
-  ]);
+  // Standard Webhooks body (issue 26): `{ type, timestamp, data }`, data the event plus projectId.
+  assert.deepEqual(Object.keys(schema.properties).sort(), ["data", "timestamp", "type"]);
+  assert.match(JSON.stringify(schema), /partnerManagedSessionId/);
   const events = res.body.paths["/events"].get;
   assert.match(events.description, /partnerManagedSessionId/);
   assert.match(events.description, /exactly once/);

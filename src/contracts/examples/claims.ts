@@ -33,6 +33,7 @@ export const claimExamples: ExampleTable = {
               file: "src/login.test.ts",
               claimedAt: "2026-11-26T23:02:01.894Z",
               expiresAt: "2026-11-26T23:32:01.894Z",
+              fence: 57,
             },
           ],
           nextAction: {
@@ -188,6 +189,42 @@ export const claimExamples: ExampleTable = {
                 path: "files",
                 message: "Invalid input: expected string, received undefined",
                 code: "invalid_type",
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  "POST /claim/verify": {
+    request: {
+      files: ["src/login.ts", { file: "src/login.test.ts", fence: 57 }, "src/session.ts"],
+    },
+    responses: {
+      200: {
+        data: {
+          ok: false,
+          files: [
+            { file: "src/login.ts", status: "held", fence: 56, holder: "builder" },
+            { file: "src/login.test.ts", status: "held", fence: 57, holder: "builder" },
+            { file: "src/session.ts", status: "held_by_other", fence: 12, holder: "reviewer" },
+          ],
+        },
+        meta: {
+          callsRemaining: 14990,
+        },
+      },
+      400: {
+        error: {
+          code: "VALIDATION_ERROR",
+          message: "Invalid files: Too small: expected array to have >=1 items",
+          details: {
+            target: "json",
+            fields: [
+              {
+                path: "files",
+                message: "Too small: expected array to have >=1 items",
+                code: "too_small",
               },
             ],
           },

@@ -59,6 +59,27 @@ export const ledgerExamples: ExampleTable = {
           },
         },
       },
+      409: {
+        error: {
+          code: "FENCE_STALE",
+          message:
+            'Cannot write "src/login.ts" with fence 41: reviewer holds it now under fence 57. Nothing was written',
+          details: {
+            file: "src/login.ts",
+            yourFence: 41,
+            currentFence: 57,
+            holder: "reviewer",
+            recovery: {
+              action: "RECLAIM_FILES",
+              endpoint: "POST /claim",
+              payloadHint: { files: ["src/login.ts"] },
+              hint:
+                "Your claim on the file ended: claim it again (POST /claim), check your work against what " +
+                "changed meanwhile, then retry with the new fence",
+            },
+          },
+        },
+      },
     },
   },
   "POST /ledger/batch": {

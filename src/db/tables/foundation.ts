@@ -32,6 +32,8 @@ export interface ProjectSettings {
   ledgerStaleMinutes?: number | undefined;
   /** (extension, issue 24) `spec` (default) or `coordination`: the MCP tool set of the project's agents. */
   mcpTools?: "spec" | "coordination" | undefined;
+  /** Issue 25: uncovered `changedFiles` refuse the handoff (409 COVERAGE_INCOMPLETE) instead of warning. */
+  requireClaimCoverage?: boolean | undefined;
   [key: string]: unknown;
 }
 

@@ -134,6 +134,8 @@ export interface ClaimFilesTable {
   project_id: string;
   file: string;
   released_at: NullableTimestamp;
+  /** Fencing token (migration 0027): from one sequence, so a new grant is greater than every earlier one. */
+  fence: Generated<string>;
 }
 
 export interface ThreadsTable {

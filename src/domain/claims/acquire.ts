@@ -6,7 +6,7 @@ import { type ClaimConflict, conflictOf } from "./conflicts.ts";
 import { type Holder, liveHolders } from "@/domain/core/claim-holders.ts";
 import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
 import { entriesOverlap, fileKey, sameFile } from "@/shared/file-path.ts";
-import { writeClaim } from "./write.ts";
+import { type GrantedFences, writeClaim } from "./write.ts";
 import { sqlState } from "@/db/errors.ts";
 import { DEFAULT_CLAIM_MS } from "@/domain/core/claim-policy.ts";
 import type { AcquireInput, AcquireResult, ClaimPlan, ClaimView, FileSplit } from "./types.ts";
@@ -68,8 +68,8 @@ async function writeWithRetries(db: Trx, input: AcquireInput, first: ClaimPlan):
   for (let write = 1;; write++) {
     try {
       // The savepoint is not released: the transaction's end does it, one round trip fewer per claim.
-      await writeClaim(db, input, plan);
-      return plan.result;
+      const granted = await writeClaim(db, input, plan);
+      return withFences(plan, granted);
     } catch (error) {
       if (!RETRIED.has(sqlState(error) ?? "")) throw error;
       await sql`ROLLBACK TO SAVEPOINT claim_write`.execute(db);
@@ -84,6 +84,19 @@ async function writeWithRetries(db: Trx, input: AcquireInput, first: ClaimPlan):
     if (write >= MAX_WRITES) throw exhausted(input, free, byFile);
     plan = next;
   }
+}
+
+/**
+ * Issue 25: each entry's fence: granted by the write (new and restored rows), else the live row's (a
+ * renewal keeps its own, an inherited entry shows its parent's).
+ */
+function withFences(plan: ClaimPlan, granted: GrantedFences): AcquireResult {
+  const held = new Map([...plan.split.own, ...plan.split.inherited].map((h) => [fileKey(h.file), h.fence]));
+  const claims = plan.result.claims.map((c) => {
+    const fence = granted.get(fileKey(c.file)) ?? held.get(fileKey(c.file));
+    return fence === undefined ? c : { ...c, fence };
+  });
+  return { ...plan.result, claims };
 }
 
 /**

@@ -180,6 +180,7 @@ export interface CheckItem {
   holders?: Array<{ file: string; claimant: string }>;
   /** Waiting requests of other agents on the file (issue 24 point 2); a free file with waiters is not available. */
   queue?: number;
+  fence?: number;
 }
 
 /**
@@ -235,6 +236,7 @@ export async function checkClaims(ctx: ActorCtx, filesParam: string): Promise<{ 
           file: o.file,
           claimant: identityName(o.agentName, o.subAgentName),
         })),
+        ...(h.fence !== undefined ? { fence: h.fence } : {}),
       };
     }),
   };

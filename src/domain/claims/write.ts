@@ -4,10 +4,14 @@ import { eventCtes, type EventSql } from "@/domain/core/record-event.ts";
 import { lockEntryTicket, systemEntryEvent, systemEntryRow } from "@/domain/core/system-entry.ts";
 import { identityName } from "@/domain/core/actor.ts";
 import type { AcquireInput, AcquireResult, ClaimPlan } from "./types.ts";
-import { releaseDeadQuery } from "@/domain/core/claim-holders.ts";
+import { type Holder, releaseDeadQuery } from "@/domain/core/claim-holders.ts";
+import { fileKey } from "@/shared/file-path.ts";
 
 /** The claim's contested locks, taken before the event counter's. */
-const AFTER = ["dead_files", "renewed", "new_files", "entry_ticket"];
+const AFTER = ["dead_files", "renewed", "refenced", "new_files", "entry_ticket"];
+
+/** The fencing token of each file the claim granted anew (new rows, restored rows), by `fileKey`. */
+export type GrantedFences = Map<string, number>;
 
 /**
  * Every write of a claim in ONE statement (data-modifying CTEs): the dead claims of its files released
@@ -22,10 +26,11 @@ export async function writeClaim(
   db: DbOrTrx,
   input: AcquireInput,
   plan: ClaimPlan,
-): Promise<void> {
+): Promise<GrantedFences> {
   const { projectId, now } = input;
   const { split, files, expiresAt } = plan;
   const ownIds = [...new Set(split.own.map((h) => h.claimId))];
+  const restoredIds = [...new Set(split.own.filter((h) => isRestored(h, input)).map((h) => h.claimId))];
   const free = [...split.free].sort();
   const entryId = crypto.randomUUID();
   const entry = {
@@ -40,21 +45,37 @@ export async function writeClaim(
     payload: { action: "claim", files, expiresAt: expiresAt.toISOString() },
     now,
   };
-  const none = sql`SELECT NULL::uuid AS id, NULL::text AS file WHERE false`;
-  await sql<{ ok: number }>`WITH
+  const none = sql`SELECT NULL::uuid AS id, NULL::text AS file, NULL::bigint AS fence WHERE false`;
+  const { rows } = await sql<{ ok: number; fences: { file: string; fence: number | string }[] }>`WITH
     dead AS (${releaseDeadQuery(db, projectId, files, now)}),
     dead_files AS (
       UPDATE claim_files SET released_at = ${now}::timestamptz
       WHERE claim_id IN (SELECT id FROM dead) AND released_at IS NULL RETURNING claim_id, file
     ),
     renewed AS (${ownIds.length > 0 ? renewQuery(db, input, ownIds, expiresAt) : none}),
+    refenced AS (${restoredIds.length > 0 ? refenceQuery(restoredIds) : none}),
     new_claim AS (${plan.claimId ? newClaimQuery(db, input, plan.claimId, expiresAt) : none}),
     new_files AS (${plan.claimId ? newFilesQuery(projectId, plan.claimId, free) : none}),
     entry_ticket AS (${lockEntryTicket(input.ticketId)}),
     entry AS (${db.insertInto("ledger_entries").values(systemEntryRow(entryId, entry))}),
     ${eventCtes(projectId, now, claimEvents(input, plan, entryId, entry), AFTER)}
-    SELECT 1 / (r.n = ${ownIds.length} AND i.n = ${free.length})::int AS ok
+    SELECT 1 / (r.n = ${ownIds.length} AND i.n = ${free.length})::int AS ok,
+      (SELECT coalesce(json_agg(json_build_object('file', g.file, 'fence', g.fence)), '[]'::json)
+        FROM (SELECT file, fence FROM new_files UNION ALL SELECT file, fence FROM refenced) AS g) AS fences
     FROM (SELECT count(*) AS n FROM renewed) AS r, (SELECT count(*) AS n FROM new_files) AS i`.execute(db);
+  return new Map((rows[0]?.fences ?? []).map((g) => [fileKey(g.file), Number(g.fence)]));
+}
+
+/** A restored claim (its session ended, in the grace period, now claimed from another session) is a new grant. */
+function isRestored(h: Holder, input: AcquireInput): boolean {
+  return h.sessionId !== input.sessionId && h.status === "grace_period";
+}
+
+/** Issue 25: a restored claim's files get new fences (a grant, not a renewal). */
+function refenceQuery(claimIds: string[]): RawBuilder<unknown> {
+  return sql`UPDATE claim_files SET fence = nextval('claim_fence_seq')
+    WHERE claim_id IN (${sql.join(claimIds.map((id) => sql`${id}::uuid`))}) AND released_at IS NULL
+    RETURNING NULL::uuid AS id, file, fence`;
 }
 
 /** The caller's own live claims, renewed (`released_at` still null: one released meanwhile is missed). */
@@ -99,7 +120,7 @@ function newFilesQuery(projectId: string, claimId: string, sorted: string[]): Ra
       (SELECT count(*) FROM dead_files) AS settled
     ORDER BY f.n
     ON CONFLICT DO NOTHING
-    RETURNING NULL::uuid AS id, file`;
+    RETURNING NULL::uuid AS id, file, fence`;
 }
 
 /** The events of a claim, in order: the dead claims released (when any), the entry, the claim. */

@@ -14,6 +14,15 @@ export interface ReviewRow {
   generatorAgent: { id: string; name: string } | null;
   reviewerAgent: { id: string; name: string } | null;
   waitingSince: string;
+  /** Issue 25: the coverage receipt of the handoff that sent it to review, when it named its changed files. */
+  coverage?: ReviewCoverage;
+}
+
+/** A stored coverage receipt (`reviewHandoff.coverage`). */
+export interface ReviewCoverage {
+  covered: string[];
+  uncovered: string[];
+  ratio: number;
 }
 
 export interface Keyset {
@@ -54,6 +63,7 @@ export async function reviewPage(
       "r.name as reviewer_name",
       "t.status_changed_at",
       sql<string>`t.status_changed_at::text`.as("waiting_text"),
+      sql<ReviewCoverage | null>`t.review_handoff->'coverage'`.as("coverage"),
     ])
     .where("t.project_id", "=", input.projectId)
     .where("t.status", "in", [...REVIEW_STATUSES])
@@ -91,6 +101,7 @@ export async function reviewPage(
       generatorAgent: r.assignee_agent_id ? { id: r.assignee_agent_id, name: r.generator_name ?? "" } : null,
       reviewerAgent: r.reviewer_agent_id ? { id: r.reviewer_agent_id, name: r.reviewer_name ?? "" } : null,
       waitingSince: r.status_changed_at.toISOString(),
+      ...(r.coverage ? { coverage: r.coverage } : {}),
     })),
     next: rows.length > input.limit && last ? { at: last.waiting_text, id: last.id } : null,
   };

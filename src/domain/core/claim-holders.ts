@@ -58,6 +58,11 @@ export interface Holder {
   expiresAt: Date;
   /** `grace_period` when the claiming session ended and the owner may still reconnect. */
   status: "active" | "grace_period";
+  /**
+   * The entry's fencing token (issue 25): kept by renewals, greater for every new grant. Always set by
+   * `holderOf`; optional so that holders built elsewhere (tests, plans) need not invent one.
+   */
+  fence?: number;
 }
 
 /**
@@ -95,6 +100,7 @@ export function holdersQuery(db: DbOrTrx, projectId: string, files: string[], no
       "c.claimed_at as claimedAt",
       "c.expires_at as expiresAt",
       "s.ended_at as sessionEndedAt",
+      "f.fence",
     ])
     .where("f.project_id", "=", projectId)
     .where(entryOverlapsSql("f.file", files))
@@ -105,15 +111,17 @@ export function holdersQuery(db: DbOrTrx, projectId: string, files: string[], no
 }
 
 /** A row of `holdersQuery`, also as read back from JSON (times as strings). */
-export interface HolderRow extends Omit<Holder, "status" | "claimedAt" | "expiresAt"> {
+export interface HolderRow extends Omit<Holder, "status" | "claimedAt" | "expiresAt" | "fence"> {
+  fence: number | string;
   claimedAt: Date | string;
   expiresAt: Date | string;
   sessionEndedAt: Date | string | null;
 }
 
-export function holderOf({ sessionEndedAt, claimedAt, expiresAt, ...row }: HolderRow): Holder {
+export function holderOf({ sessionEndedAt, claimedAt, expiresAt, fence, ...row }: HolderRow): Holder {
   return {
     ...row,
+    fence: Number(fence),
     claimedAt: new Date(claimedAt),
     expiresAt: new Date(expiresAt),
     status: sessionEndedAt ? "grace_period" : "active",

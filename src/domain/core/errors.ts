@@ -117,9 +117,10 @@ export const SPEC_ENDPOINT_RECOVERY_ACTIONS = [
 /**
  * Extension actions. One added here must also be documented as an extension of the spec's list in the
  * OpenAPI description of each route that answers it. RELEASE_HELD_FILES: POST /claim's 409 DEADLOCK
- * (issue 24 point 4).
+ * (issue 24 point 4). Issue 25: RECLAIM_FILES (409 FENCE_STALE: a write named a fence no longer current),
+ * CLAIM_FILES (409 COVERAGE_INCOMPLETE: a handoff changed files the session never held).
  */
-export const EXTENSION_RECOVERY_ACTIONS = ["RELEASE_HELD_FILES"] as const;
+export const EXTENSION_RECOVERY_ACTIONS = ["RELEASE_HELD_FILES", "RECLAIM_FILES", "CLAIM_FILES"] as const;
 
 /**
  * Actions of the operator API only (outside the spec's agent-facing interface, documented with the operator

@@ -14,7 +14,14 @@ Never edit a file another agent has claimed: check with GET /api/claim/check.
 A file is taken (409)? Do not poll: POST /api/claim again with "waitSeconds" (1-3600). You get 202 and a
    request id, join the file's queue, and the service grants you the claim itself when it frees up (event
    claim.granted, claims.granted in GET /api/context); meanwhile work on something else. A 409 DEADLOCK
-   means you hold what others wait for: release those files (POST /api/release), then wait.`;
+   means you hold what others wait for: release those files (POST /api/release), then wait.
+
+Proof of claims: each claimed file carries a \`fence\` (POST /api/claim, POST /api/begin); send it with writes
+that name the file (POST /api/ledger \`fence\` beside \`fileRef\`, POST /api/handoff \`changedFiles: [{ file, fence }]\`):
+409 FENCE_STALE means your claim ended, so claim again (RECLAIM_FILES). POST /api/claim/verify \`{ files }\` says
+whether you hold them now. \`deno task cli hooks install --pre-commit --pre-push --claude-code\` gates commits,
+pushes and edits on your claims (SVC_URL, SVC_TOKEN). Name \`changedFiles\` at handoff: the reviewer sees the
+coverage.`;
 
 interface PairingContextInput {
   projectId: string;

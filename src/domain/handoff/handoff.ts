@@ -33,6 +33,7 @@ import { toolResultsJob } from "./tool-results.ts";
 import { handoffWarnings } from "./warnings.ts";
 import { type HandoffAt, maybeQaRun, moveTicket, releaseIdentity, storeArtifact } from "./write.ts";
 import type { HandoffArtifact, HandoffInput, HandoffResult } from "./types.ts";
+import { changedEntries, type Coverage, handoffCoverage } from "./coverage.ts";
 
 /** Whether the session already has its DONE entry (HAND-040: a repeat answers `duplicate: true`). */
 async function hasDone(db: DbOrTrx, sessionId: string): Promise<boolean> {
@@ -134,6 +135,7 @@ interface HandoffPlan {
   adopt: boolean;
   target: HandoffTarget;
   reviewHandoff: Record<string, unknown> | null;
+  coverage: Coverage | null;
 }
 
 /**
@@ -168,12 +170,9 @@ async function writeHandoff(trx: Trx, at: HandoffAt, plan: HandoffPlan): Promise
   const files = await releaseIdentity(trx, at);
   const release = { action: "handoff_release", files };
   await writeSystemEntry(trx, { ...entry, type: "STATUS", content: releaseContent(files), payload: release });
-  await writeSystemEntry(trx, {
-    source: "agent",
-    ...entry,
-    type: "DONE",
-    ...doneEntry(input, artifacts, target),
-  });
+  const done = doneEntry(input, artifacts, target);
+  if (plan.coverage) done.payload.coverage = plan.coverage;
+  await writeSystemEntry(trx, { source: "agent", ...entry, type: "DONE", ...done });
   const ticketStatus = target?.status ?? null;
   await writeSystemEntry(trx, {
     ...entry,
@@ -240,12 +239,17 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
     releasedFiles: touched,
     artifacts: pullRequestViews(artifacts, storedPrs),
   });
+  const at = { actor, sessionId: session.id, now };
+  const coverage = await coverageOf(db, { ...at, strict: project.settings.requireClaimCoverage === true }, {
+    input,
+    touched,
+    warnings: warnings.warnings,
+  });
   const target = targetOf(project, ticket, touched, input.diffStat);
   const firstPr = artifacts.find((a) => a.type === "pull_request");
-  const reviewHandoff = ticket && target ? reviewHandoffOf(ticket, target, input, touched, firstPr) : null;
-
-  const at = { actor, sessionId: session.id, now };
-  const plan = { input, artifacts, ticket, adopt, target, reviewHandoff };
+  const review = ticket && target ? reviewHandoffOf(ticket, target, input, touched, firstPr) : null;
+  const reviewHandoff = review && coverage ? { ...review, coverage } : review;
+  const plan = { input, artifacts, ticket, adopt, target, reviewHandoff, coverage };
   const written = await db.transaction().execute((trx) => writeHandoff(trx, at, plan)).catch(async (err) => {
     // A concurrent handoff of the same session won the race (its commit moved the ticket or closed the
     // session under this one, which rolled back): answer as the repeat would (HAND-040), not 409.
@@ -254,7 +258,7 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
   });
   if (written === null) return duplicate(db, actor.projectId);
   const suggestions = handoffSuggestions(ticket, input, artifacts);
-  return handoffResponse({
+  const result = handoffResponse({
     ticket,
     target,
     mode: project.review_mode,
@@ -263,4 +267,18 @@ export async function handoff(ctx: ActorCtx, input: HandoffInput): Promise<Hando
     suggestions,
     firstPr,
   });
+  return coverage ? { ...result, coverage } : result;
+}
+
+/** Issue 25: the coverage receipt when `changedFiles` was sent (its warning joins the others), else null. */
+async function coverageOf(
+  db: DbOrTrx,
+  at: HandoffAt & { strict: boolean },
+  p: { input: HandoffInput; touched: string[]; warnings: string[] },
+): Promise<Coverage | null> {
+  const changed = changedEntries(p.input);
+  if (!changed) return null;
+  const { coverage, warning } = await handoffCoverage(db, at, changed, p.touched);
+  if (warning) p.warnings.push(warning);
+  return coverage;
 }

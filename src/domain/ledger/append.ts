@@ -12,6 +12,7 @@ import { blockTicket } from "./block-ticket.ts";
 import { lockBlockerFile, openBlockerThread } from "./blocker-thread.ts";
 import { takeAgentOffline } from "./suspend.ts";
 import { type PreparedEntry, prepareEntry } from "./validate.ts";
+import { assertFencesCurrent } from "@/domain/core/fences.ts";
 
 /**
  * `single`: POST /ledger, with its side effects (BLOCKED moves the ticket and opens a blocker thread,
@@ -37,6 +38,9 @@ export async function appendEntry(
   const { actor } = ctx;
   const now = ctx.clock.now();
   const entry = await prepareEntry(ctx.db, actor, input);
+  if (input.fence !== undefined && input.fileRef !== undefined) {
+    await assertFencesCurrent(ctx.db, actor, [{ file: input.fileRef, fence: input.fence }], now);
+  }
   const critical = entry.type === "ALERT" && input.severity === "critical";
   const effects = mode === "single" && (entry.type === "BLOCKED" || critical);
   // A critical alert spends two budgets, before anything is written; other entries count in their write.
