@@ -40,6 +40,8 @@ export interface AppOptions {
   metrics?: Metrics;
   /** One line per request; none when omitted (tests). */
   log?: LogWriter;
+  /** This worker, `index/count`, when several serve the port (src/cluster.ts): `/health` names it. */
+  worker?: string;
 }
 
 /** The whole service: REST under /api and /svc, operator API, health, document and docs page. */
@@ -104,7 +106,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
 
   const document = buildOpenApiDocument(api);
   const documentJson = JSON.stringify(document, null, 2) + "\n";
-  registerOps(app, metrics);
+  registerOps(app, metrics, options.worker);
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
   registerDocs(app);
   // The web dashboard for project members (server-rendered HTML, its own sign-in at `/`).
