@@ -1,6 +1,6 @@
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import {
-  ContextDeltaData,
+  type ContextDeltaData,
   ContextMoreQuery,
   ContextMoreResponse,
   ContextQuery,
