@@ -18,7 +18,7 @@ import process from "node:process";
 import { createApp } from "@/app.ts";
 import { countingDb } from "../../tests/helpers/counting-db.ts";
 import { ADMIN_TOKEN, startTestEnv } from "../../tests/helpers/env.ts";
-import { split, startProfile } from "./profile-split.ts";
+import { split, startProfile, topFunctions } from "./profile-split.ts";
 
 const args = parseArgs({
   args: Deno.args,
@@ -118,7 +118,7 @@ const allRows: [string, Step[]][] = [
 const rows = allRows.filter(([name]) =>
   ONLY.length === 0 || ONLY.some((o) => name.toLowerCase().includes(o))
 );
-const splits: Array<[string, Array<[string, number]>, number]> = [];
+const splits: Array<[string, Array<[string, number]>, number, Array<[string, number]>]> = [];
 console.log("| call | statements | transactions | CPU ms per call | wall ms per call |");
 console.log("| --- | ---: | ---: | ---: | ---: |");
 for (const [name, steps] of rows) {
@@ -140,7 +140,10 @@ for (const [name, steps] of rows) {
         cpuMicros += used.user + used.system;
       }
     }
-    if (stopProfile) splits.push([name, split(await stopProfile()), calls * steps.length]);
+    if (stopProfile) {
+      const profile = await stopProfile();
+      splits.push([name, split(profile), calls * steps.length, topFunctions(profile)]);
+    }
     if (round === 0) continue;
     const n = calls * steps.length;
     console.log(
@@ -149,12 +152,14 @@ for (const [name, steps] of rows) {
     );
   }
 }
-for (const [name, parts, n] of splits) {
+for (const [name, parts, n, top] of splits) {
   const busy = parts.filter(([part]) => part !== "idle / waiting").reduce((sum, [, ms]) => sum + ms, 0);
   console.log(`\n${name}: ${(busy / n).toFixed(3)} ms CPU per call in the profile`);
   for (const [part, ms] of parts.filter(([part]) => part !== "idle / waiting").slice(0, 14)) {
     console.log(`  ${part.padEnd(52)} ${(ms / n).toFixed(3)} ms  ${(100 * ms / busy).toFixed(0)}%`);
   }
+  console.log("  top functions (self time per call):");
+  for (const [fn, ms] of top) console.log(`    ${(ms / n).toFixed(3)} ms  ${fn.slice(0, 110)}`);
 }
 await e.close();
 Deno.exit(0);

@@ -17,7 +17,8 @@ interface Profile {
 }
 
 const PARTS: Array<[string, (url: string, fn: string) => boolean]> = [
-  ["idle / waiting", (_u, fn) => fn === "(idle)"],
+  // The profiler's own session call stands on the stack while the thread waits for I/O.
+  ["idle / waiting", (u, fn) => fn === "(idle)" || (fn === "post" && u.includes("inspector"))],
   ["garbage collection", (_u, fn) => fn === "(garbage collector)"],
   ["access log", (u) => u.includes("/src/http/access-log") || u.includes("/src/shared/log-safe")],
   ["meta.context", (u) => u.includes("/src/http/meta") || u.includes("/src/domain/core/silence")],
@@ -55,6 +56,22 @@ export function split(profile: Profile): Array<[string, number]> {
     totals.set(part, (totals.get(part) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
   return [...totals.entries()].sort((a, b) => b[1] - a[1]);
+}
+
+/** The functions with the most self time (ms), `name (script:line)`, largest first. */
+export function topFunctions(profile: Profile, n = 12): Array<[string, number]> {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const totals = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    if (!node || partOf(node) === "idle / waiting") return;
+    const { functionName, url } = node.callFrame;
+    const key = `${functionName || "(anonymous)"} ${
+      url.replace(/^.*\/(node_modules|src|vendor|npm)\//, "$1/")
+    }`;
+    totals.set(key, (totals.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
 }
 
 /** Starts the profiler; the returned function stops it and returns the profile. */

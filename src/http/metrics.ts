@@ -4,7 +4,11 @@
  */
 type Labels = Record<string, string>;
 
+const NEEDS_ESCAPE = /[\\"\n]/;
+
 function escapeLabel(value: string): string {
+  // Label values are route templates, methods and codes: almost never anything to escape.
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
