@@ -1,5 +1,6 @@
 import type { Config } from "@/config.ts";
 import type { Engine } from "@/db/dialect.ts";
+import type { Metrics, MetricsState } from "@/http/metrics.ts";
 
 /**
  * Every core (issue 27.2): the first worker is the main isolate (it also runs migrations, the start-up
@@ -103,4 +104,38 @@ export async function startWorkers(
       return replies.every((r) => r.type === "stopped" && r.clean);
     },
   };
+}
+
+/**
+ * `/metrics` with several workers: the worker that answers the scrape asks the others for their counters
+ * over a BroadcastChannel and sums them, so a scrape sees the whole process whichever worker it reached.
+ * Returns the function that collects the other workers' states (at most `waitMs`).
+ */
+export function shareMetrics(
+  metrics: Metrics,
+  workers: number,
+  waitMs = 500,
+): () => Promise<MetricsState[]> {
+  const channel = new BroadcastChannel("svc-metrics");
+  const waiting = new Map<string, (state: MetricsState) => void>();
+  channel.onmessage = (e: MessageEvent<{ ask?: string; answer?: string; state?: MetricsState }>) => {
+    if (e.data.ask) channel.postMessage({ answer: e.data.ask, state: metrics.state() });
+    else if (e.data.answer && e.data.state) waiting.get(e.data.answer)?.(e.data.state);
+  };
+  return () =>
+    new Promise((resolve) => {
+      const id = crypto.randomUUID();
+      const states: MetricsState[] = [];
+      const done = () => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve(states);
+      };
+      const timer = setTimeout(done, waitMs);
+      waiting.set(id, (state) => {
+        states.push(state);
+        if (states.length >= workers - 1) done();
+      });
+      channel.postMessage({ ask: id });
+    });
 }

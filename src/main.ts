@@ -8,7 +8,7 @@ import { DataDirInUseError } from "@/db/data-dir-lock.ts";
 import { ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startupLines } from "@/startup-lines.ts";
 import { startBackgroundWork } from "@/worker.ts";
-import { type Cluster, startWorkers, workerCount } from "@/cluster.ts";
+import { type Cluster, shareMetrics, startWorkers, workerCount } from "@/cluster.ts";
 import { defaultLogFormat, logWriter } from "@/http/access-log.ts";
 import { Metrics } from "@/http/metrics.ts";
 
@@ -138,7 +138,7 @@ const workers = workerCount(config, engine);
 const app = createApp({ db, engine, clock, config: { ...config, adminToken } }, {
   metrics,
   log,
-  ...(workers > 1 ? { worker: `1/${workers}` } : {}),
+  ...(workers > 1 ? { worker: `1/${workers}`, peerMetrics: shareMetrics(metrics, workers) } : {}),
 });
 
 let server: Deno.HttpServer;

@@ -8,7 +8,7 @@ import { systemClock } from "@/clock.ts";
 import { openDatabase } from "@/db/dialect.ts";
 import { defaultLogFormat, logWriter } from "@/http/access-log.ts";
 import { Metrics } from "@/http/metrics.ts";
-import type { WorkerReply, WorkerStart } from "@/cluster.ts";
+import { shareMetrics, type WorkerReply, type WorkerStart } from "@/cluster.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerReply): void;
@@ -21,12 +21,14 @@ let stop: (() => Promise<boolean>) | undefined;
 async function start(message: WorkerStart): Promise<void> {
   const { config, adminToken, port, index, count } = message;
   const { db, engine, close } = await openDatabase(config.databaseUrl, config.dataDir);
+  const metrics = new Metrics();
   const app = createApp(
     { db, engine, clock: systemClock(), config: { ...config, adminToken } },
     {
-      metrics: new Metrics(),
+      metrics,
       log: logWriter(config.logFormat ?? defaultLogFormat()),
       worker: `${index}/${count}`,
+      peerMetrics: shareMetrics(metrics, count),
     },
   );
   const server = Deno.serve({

@@ -5,7 +5,7 @@ import type { Db } from "@/db/database.ts";
 import { timingSafeEqual } from "@/domain/core/crypto.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody } from "@/http/errors.ts";
-import type { Gauge, Metrics } from "@/http/metrics.ts";
+import type { Gauge, Metrics, MetricsState } from "@/http/metrics.ts";
 
 /** A readiness check gives up after this long: a database that does not answer is not ready. */
 export const READY_TIMEOUT_MS = 2_000;
@@ -104,7 +104,12 @@ async function scrapeGauges(db: Db, engine: keyof typeof POOL_MAX): Promise<Gaug
 }
 
 /** `/health` (liveness), `/ready` (readiness) and `/metrics` (Prometheus text, admin token). */
-export function registerOps(app: Hono<AppEnv>, metrics: Metrics, worker?: string): void {
+export function registerOps(
+  app: Hono<AppEnv>,
+  metrics: Metrics,
+  worker?: string,
+  peerMetrics?: () => Promise<MetricsState[]>,
+): void {
   app.get("/health", (c) => {
     // Several workers serve the port: a header (never the body the contract fixes) says which one answered.
     if (worker) c.header(WORKER_HEADER, worker);
@@ -124,7 +129,8 @@ export function registerOps(app: Hono<AppEnv>, metrics: Metrics, worker?: string
     if (!timingSafeEqual(supplied, expected)) {
       return c.json(errorBody("UNAUTHORIZED", "Missing or wrong admin token"), 401);
     }
-    const text = metrics.render(await scrapeGauges(db, engine));
+    const whole = peerMetrics ? metrics.merged(await peerMetrics()) : metrics;
+    const text = whole.render(await scrapeGauges(db, engine));
     return c.body(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
   });
 }

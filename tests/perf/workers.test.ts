@@ -3,6 +3,7 @@ import postgres from "postgres";
 import { readConfig } from "@/config.ts";
 import { workerCount } from "@/cluster.ts";
 import { startupLines } from "@/startup-lines.ts";
+import { Metrics } from "@/http/metrics.ts";
 import { test } from "../helpers/mod.ts";
 
 /** Issue 27.2: every core. The service runs SVC_WORKERS workers on one port; PGlite keeps one and says so. */
@@ -89,6 +90,29 @@ test("PERF2-1 a PGlite start says it keeps one worker, and that SVC_WORKERS is i
   assert.ok(pg.some((l) => /^2 workers share the port/.test(l)), pg.join("\n"));
 });
 
+test("PERF2-1 metrics of several workers sum: counters and histograms merged, the worker's own left as they were", () => {
+  const a = new Metrics();
+  const b = new Metrics();
+  const labels = { method: "GET", route: "/api/me", status: "200" };
+  a.requests.inc(labels, 2);
+  b.requests.inc(labels, 3);
+  b.requests.inc({ ...labels, status: "401" });
+  a.duration.observe(labels, 0.002);
+  b.duration.observe(labels, 0.3);
+  const text = a.merged([b.state()]).render();
+  assert.match(text, /svc_http_requests_total\{method="GET",route="\/api\/me",status="200"\} 5\n/);
+  assert.match(text, /svc_http_requests_total\{method="GET",route="\/api\/me",status="401"\} 1\n/);
+  assert.match(
+    text,
+    /svc_http_request_duration_seconds_count\{method="GET",route="\/api\/me",status="200"\} 2\n/,
+  );
+  assert.match(
+    text,
+    /svc_http_request_duration_seconds_bucket\{method="GET",route="\/api\/me",status="200",le="0.005"\} 1\n/,
+  );
+  assert.equal(a.requests.value(labels), 2, "merging leaves the worker's own counters alone");
+});
+
 test(
   "PERF2-1 on PostgreSQL with SVC_WORKERS=2 both workers serve the one port, and SIGINT stops them cleanly",
   async () => {
@@ -106,6 +130,7 @@ test(
         PORT: String(port),
         DATABASE_URL: url.toString(),
         SVC_WORKERS: "2",
+        SVC_ADMIN_TOKEN: "workers-test",
         LOG_FORMAT: "text",
       },
       stdout: "piped",
@@ -119,12 +144,26 @@ test(
       await waitForLine(out, /listening on http/);
       await waitForLine(out, /2 workers share the port/, 2_000);
       const seen = new Set<string>();
+      let healthCalls = 0;
       for (let i = 0; i < 60 && seen.size < 2; i++) {
+        healthCalls++;
         const r = await healthOnNewConnection(port);
         assert.deepEqual(r.body, { ok: true, version: "1.0.0" });
         if (r.worker) seen.add(r.worker);
       }
       assert.deepEqual([...seen].sort(), ["1/2", "2/2"], "both workers answered");
+      // /metrics sums every worker's counters, whichever worker the scrape reaches.
+      for (let i = 0; i < 4; i++) {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        await conn.write(new TextEncoder().encode(
+          "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer workers-test\r\n" +
+            "Connection: close\r\n\r\n",
+        ));
+        const text = await new Response(conn.readable).text();
+        const line = /svc_http_requests_total\{method="GET",route="\/health",status="200"\} (\d+)/.exec(text);
+        assert.ok(line, text.slice(0, 400));
+        assert.equal(Number(line[1]), healthCalls, "every worker's /health calls, summed");
+      }
       child.kill("SIGINT");
       const status = await child.status;
       await done;
