@@ -1047,6 +1047,8 @@ export interface paths {
          *
          *     meta: `responseBytes` is the UTF-8 size of the serialized `data`; `refreshedToken` carries a replacement session token for the same session when yours is within 30 minutes of its 7-day limit (switch to it); `context` as on every call (schema MetaContext: unreadNotifications, expiringClaims, expiredClaims, ledgerStale; present only when one of them is non-zero).
          *
+         *     Delta (extension, issue 27): every answer carries `contextCursor`; `delta=<contextCursor>` answers with only the sections that changed since that answer (compared by per-section fingerprints), the new `contextCursor` and `unchangedSections` (schema ContextDelta), in compact and full mode alike.
+         *
          *     Errors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown `ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform` differs (case-insensitively) from the platform recorded for the token, with `details.tokenPlatform`, `details.requestedPlatform`, `details.tokenAgentName`; 429 RATE_LIMITED.
          */
         get: operations["getContext"];
@@ -3598,6 +3600,8 @@ export interface components {
             releaseRequests?: (components["schemas"]["ReleaseRequest"] & unknown)[];
             documents: components["schemas"]["ContextDocument"][];
             mcpUrl: string;
+            /** @description Extension (issue 27): on every answer. Send it back as `delta=<contextCursor>` to receive only the sections that changed since this answer */
+            contextCursor?: string;
         };
         /** @description The caller's ticket in progress (else blocked, changes_requested or claimed), preferring the one of the acting sub-agent */
         ContextActiveTicket: {
@@ -3703,6 +3707,15 @@ export interface components {
             contentText: string | null;
             totalChars: number;
             truncated: boolean;
+        };
+        /** @description Besides these two: each section of Context that changed, under its own name and in its own schema (a section absent here is listed in unchangedSections) */
+        ContextDelta: {
+            /** @description The cursor of this answer (for the next delta) */
+            contextCursor: string;
+            /** @description Sections of the full answer that are the same as in the answer the `delta` cursor came with (left out here). Sections present here changed; an unusable cursor makes this list empty */
+            unchangedSections: string[];
+        } & {
+            [key: string]: unknown;
         };
         ContextMore: {
             /** @enum {string} */
@@ -13759,6 +13772,8 @@ export interface operations {
                 /** @description Repository-relative file path, canonicalised before it is compared or stored: trimmed, Unicode NFC, `\` turned into `/`, `.` and empty segments dropped, `..` resolved, no leading or trailing slash; the letter case is kept (claims, and every comparison of a path with a claimed file, ignore letter case). Responses show the canonical form. A path that climbs above the repository root, is empty once canonical, or holds control characters or invisible format characters (Unicode category Cf: U+200B zero-width space, U+FEFF, U+202E and the like) answers 400 VALIDATION_ERROR (at most 500 characters) */
                 ledger_fileRef?: string;
                 ledger_subAgent?: string;
+                /** @description Extension (issue 27): the `contextCursor` of an earlier answer. The answer then holds only the sections that changed since that answer, a new `contextCursor` and `unchangedSections` (schema ContextDelta); same reads, cost and side effects as a full call. A cursor that does not decode or came from another caller, query or set of sections is not an error: every section is sent */
+                delta?: string;
                 /** @description Comma list; `write_schemas` adds schema.writePayloads. Unknown items are ignored */
                 include?: string;
                 /** @description Same check as the X-Svc-Platform header: 409 IDENTITY_MISMATCH when it differs */
@@ -14054,7 +14069,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        data: components["schemas"]["Context"];
+                        data: components["schemas"]["Context"] | components["schemas"]["ContextDelta"];
                         meta: components["schemas"]["Meta"];
                     };
                 };

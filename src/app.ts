@@ -7,7 +7,7 @@ import { errorBody, errorResponse } from "@/http/errors.ts";
 import { requestId } from "@/http/request-id.ts";
 import { accessLog, type LogWriter } from "@/http/access-log.ts";
 import { apiCors, htmlSecurityHeaders } from "@/http/browser.ts";
-import { Metrics } from "@/http/metrics.ts";
+import { Metrics, type MetricsState } from "@/http/metrics.ts";
 import { registerOps } from "@/routes/ops.ts";
 import { textGuard } from "@/http/text-guard.ts";
 import { validationHook } from "@/http/validation.ts";
@@ -44,6 +44,10 @@ export interface AppOptions {
   metrics?: Metrics;
   /** One line per request; none when omitted (tests). */
   log?: LogWriter;
+  /** This worker, `index/count`, when several serve the port (src/cluster.ts): `/health` names it. */
+  worker?: string;
+  /** The other workers' metrics (src/cluster.ts `shareMetrics`), summed into `/metrics`. */
+  peerMetrics?: () => Promise<MetricsState[]>;
 }
 
 /** The whole service: REST under /api and /svc, operator API, health, document and docs page. */
@@ -121,7 +125,7 @@ export function createApp(deps: AppDeps, options: AppOptions = {}): Hono<AppEnv>
 
   const document = buildOpenApiDocument(api);
   const documentJson = JSON.stringify(document, null, 2) + "\n";
-  registerOps(app, metrics);
+  registerOps(app, metrics, options.worker, options.peerMetrics);
   app.get("/openapi.json", (c) => c.body(documentJson, 200, { "Content-Type": "application/json" }));
   registerDocs(app, document, mcpReferenceMarkdown(TOOLS));
   // The web dashboard for project members (server-rendered HTML, its own sign-in at `/`).

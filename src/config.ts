@@ -33,6 +33,11 @@ export interface Config {
   webhookAllowLoopback: boolean;
   /** `LOG_FORMAT`: `json`, `text` or `off`; unset means JSON unless stdout is a terminal. */
   logFormat?: "json" | "text" | "off" | undefined;
+  /**
+   * `SVC_WORKERS`: how many workers serve the port (isolates of this process sharing it); unset means one
+   * per core on PostgreSQL. The embedded database (PGlite) always has one.
+   */
+  workers?: number | undefined;
 }
 
 export const SERVICE_VERSION = "1.0.0";
@@ -45,6 +50,10 @@ export function readConfig(env: Record<string, string | undefined>): Config {
   const logFormat = env.LOG_FORMAT || undefined;
   if (logFormat !== undefined && !["json", "text", "off"].includes(logFormat)) {
     throw new Error(`Cannot read LOG_FORMAT "${logFormat}": use json, text or off`);
+  }
+  const workers = env.SVC_WORKERS ? Number(env.SVC_WORKERS) : undefined;
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) {
+    throw new Error(`Cannot read SVC_WORKERS "${env.SVC_WORKERS}": use a whole number from 1 to 256`);
   }
   return {
     port,
@@ -63,6 +72,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     version: SERVICE_VERSION,
     logFormat: logFormat as Config["logFormat"],
     webhookAllowLoopback: env.SVC_WEBHOOK_ALLOW_LOOPBACK === "1",
+    workers,
     corsOrigins: (env.CORS_ORIGINS ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean),
   };
 }

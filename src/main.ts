@@ -9,6 +9,7 @@ import { ensureDemo, resolveAdminToken } from "@/bootstrap.ts";
 import { startupLines } from "@/startup-lines.ts";
 import { startBackgroundWork } from "@/worker.ts";
 import { closeEventStreams } from "@/routes/event-stream.ts";
+import { type Cluster, shareMetrics, startWorkers, workerCount } from "@/cluster.ts";
 import { defaultLogFormat, logWriter } from "@/http/access-log.ts";
 import { Metrics } from "@/http/metrics.ts";
 
@@ -21,6 +22,8 @@ const STARTUP_DATABASE_MS = 10_000;
 const SHUTDOWN_SERVER_MS = 3_000;
 const SHUTDOWN_DATABASE_MS = 2_000;
 const SHUTDOWN_HARD_MS = 9_000;
+/** Extra workers (src/cluster.ts) must listen within this long. */
+const STARTUP_WORKERS_MS = 30_000;
 
 /** A failed start: one line on stderr (no stack), exit code 1. */
 function fatal(reason: string): never {
@@ -132,17 +135,23 @@ try {
 }
 const { db, engine, close } = opened!;
 const { adminToken, demo } = started;
-const app = createApp({ db, engine, clock, config: { ...config, adminToken } }, { metrics, log });
+const workers = workerCount(config, engine);
+const app = createApp({ db, engine, clock, config: { ...config, adminToken } }, {
+  metrics,
+  log,
+  ...(workers > 1 ? { worker: `1/${workers}`, peerMetrics: shareMetrics(metrics, workers) } : {}),
+});
 
 let server: Deno.HttpServer;
+let listening: { hostname: string; port: number } | undefined;
 try {
   server = Deno.serve({
     port: config.port,
     hostname: config.host,
-    onListen: (listening) => {
-      const [first, ...rest] = startupLines(config, { listening, engine, adminToken, demo });
-      log("info", first!, { publicUrl: config.publicUrl, engine });
-      for (const line of rest) log("info", line);
+    // Several workers share the port: each binds it with SO_REUSEPORT (Linux) and the kernel spreads connections.
+    ...(workers > 1 ? { reusePort: true } : {}),
+    onListen: (addr) => {
+      listening = addr;
     },
   }, app.fetch);
 } catch (err) {
@@ -151,6 +160,22 @@ try {
     ? portInUse(config)
     : `cannot listen on ${config.host}:${config.port}: ${messageOf(err)}`;
   fatal(reason);
+}
+const addr = listening ?? server.addr as Deno.NetAddr;
+let cluster: Cluster | undefined;
+if (workers > 1) {
+  try {
+    cluster = await startWorkers({ config, adminToken, port: addr.port, count: workers }, STARTUP_WORKERS_MS);
+  } catch (err) {
+    await within(server.shutdown(), SHUTDOWN_SERVER_MS, "shutdown timed out").catch(() => {});
+    await within(close(), SHUTDOWN_DATABASE_MS, "close timed out").catch(() => {});
+    fatal(messageOf(err));
+  }
+}
+{
+  const [first, ...rest] = startupLines(config, { listening: addr, engine, adminToken, demo, workers });
+  log("info", first!, { publicUrl: config.publicUrl, engine, workers });
+  for (const line of rest) log("info", line);
 }
 const stopWork = startBackgroundWork({
   db,
@@ -187,6 +212,13 @@ const shutdown = async (signal: Deno.Signal) => {
   await Promise.all([
     bounded(server.shutdown(), SHUTDOWN_SERVER_MS, "in-flight requests did not finish"),
     bounded(stopWork(), SHUTDOWN_SERVER_MS, "the background job did not finish"),
+    bounded(
+      (cluster?.stop(SHUTDOWN_SERVER_MS + SHUTDOWN_DATABASE_MS) ?? Promise.resolve(true)).then((ok) => {
+        if (!ok) throw new Error("a worker did not stop cleanly");
+      }),
+      SHUTDOWN_SERVER_MS + SHUTDOWN_DATABASE_MS + 500,
+      "the workers did not stop",
+    ),
   ]);
   await bounded(close(), SHUTDOWN_DATABASE_MS, "the database did not close");
   log(clean ? "info" : "error", "stopped", {

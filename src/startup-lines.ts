@@ -9,6 +9,8 @@ export interface StartupState {
   /** The admin token in effect: configured, generated (embedded database) or none (operator API off). */
   adminToken: string | undefined;
   demo: DemoData | null;
+  /** Workers serving the port (src/cluster.ts); 1 when omitted. */
+  workers?: number;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface StartupState {
  */
 export function startupLines(config: Config, state: StartupState): string[] {
   const { hostname, port } = state.listening;
-  const lines = [`listening on http://${hostname}:${port}`];
+  const lines = [`listening on http://${hostname}:${port}`, workersLine(config, state)];
   if (state.adminToken && !config.adminToken) {
     lines.push(`admin token: ${state.adminToken} (kept in ${config.dataDir}/${ADMIN_TOKEN_FILE})`);
   }
@@ -47,4 +49,17 @@ export function startupLines(config: Config, state: StartupState): string[] {
     lines.push("demo data: not created (SVC_DEMO=1, but the database already has projects)");
   }
   return lines;
+}
+
+/** How many workers serve, and on the embedded database why only one (issue 27.2). */
+function workersLine(config: Config, state: StartupState): string {
+  const workers = state.workers ?? 1;
+  if (state.engine === "pglite") {
+    const ignored = config.workers && config.workers > 1 ? ` (SVC_WORKERS=${config.workers} is ignored)` : "";
+    return `1 worker: the embedded database (PGlite) belongs to one process${ignored}; on PostgreSQL ` +
+      "(DATABASE_URL) the service runs one worker per core, or SVC_WORKERS";
+  }
+  return workers === 1
+    ? "1 worker (SVC_WORKERS=1)"
+    : `${workers} workers share the port (SVC_WORKERS, default one per core); background work runs in worker 1`;
 }

@@ -10,6 +10,7 @@
  *                                            # a short run of the dashboard pages only
  *   deno task bench --soak 300               # adds a 5-minute memory soak (GET /me + GET /context)
  *   deno task bench --smoke                  # seconds; checks that every workload answers (no timings)
+ *   deno task bench --workers 1              # SVC_WORKERS of the service (default: unset, one per core)
  *
  * The service (`src/main.ts`), the framework floor (scripts/bench/floor-server.ts) and the load
  * (scripts/bench/load.ts) are separate processes talking over loopback. Results: bench/results/latest.json
@@ -47,6 +48,7 @@ const args = parseArgs({
     soak: { type: "string", default: "0" },
     out: { type: "string", default: "" },
     smoke: { type: "boolean", default: false },
+    workers: { type: "string", default: "" },
   },
 });
 const smoke = args.values.smoke;
@@ -62,6 +64,8 @@ const ONLY = args.values.only.split(",").map((s) => s.trim().toLowerCase()).filt
 const SOAK_S = smoke ? 0 : Number(args.values.soak);
 /** Agents per project in the agent loop (the per-project burst window is shared by them). */
 const AGENTS_PER_PROJECT = 10;
+/** SVC_WORKERS of the service; empty: the service's default (one per core on PostgreSQL, 1 on PGlite). */
+const WORKERS = args.values.workers;
 
 interface Key {
   key: string;
@@ -286,6 +290,8 @@ interface Workload {
   group: Row["group"];
   floor?: string;
   spec: () => Spec | Promise<Spec>;
+  /** Read after spec(): a note for the table (the delta rows' bytes). */
+  note?: () => string | undefined;
 }
 
 function http(
@@ -405,6 +411,8 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
       floor: "GET /me",
       spec: () => http(base, s.large, get("/api/context?compact=true")),
     },
+    ...deltaRows(base, light, false),
+    ...deltaRows(base, light, true),
     {
       name: "GET /board, 1,000 tickets",
       group: "read",
@@ -489,6 +497,58 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
     });
   }
   return list;
+}
+
+/**
+ * Delta context (issue 27.3) on an unchanged small project: each connection polls with the cursor of its
+ * own last full answer; the ratio is to the full (or compact) answer's row, the note gives the bytes.
+ */
+function deltaRows(base: string, light: Key[], compact: boolean): Workload[] {
+  const mode = compact ? "compact" : "full";
+  const q = compact ? "compact=true&" : "";
+  let bytes = { delta: 0, whole: 0 };
+  const cursors = async (n: number) =>
+    await pool(
+      8,
+      light.slice(0, n).map((k, i) => async () => {
+        await request(base, "GET", `/api/context?${q}`, { token: k.key });
+        const whole = await request(base, "GET", `/api/context?${q}`, { token: k.key });
+        const cursor = String(whole.body?.data?.contextCursor ?? "");
+        if (i === 0) {
+          const delta = await request(base, "GET", `/api/context?${q}delta=${cursor}`, { token: k.key });
+          bytes = { delta: delta.text.length, whole: whole.text.length };
+        }
+        return cursor;
+      }),
+    );
+  const note = () =>
+    bytes.whole > 0
+      ? `body ${bytes.delta} B against ${bytes.whole} B whole (${
+        (100 * bytes.delta / bytes.whole).toFixed(0)
+      }%)`
+      : undefined;
+  const path = `/api/context?${q}delta={cursor}`;
+  return [
+    {
+      name: `GET /context delta ${mode}, unchanged small project`,
+      group: "context",
+      floor: `GET /context ${mode}, small project`,
+      spec: async () => {
+        const list = await cursors(CONNECTIONS);
+        return http(base, light, [{ method: "GET", path }], CONNECTIONS, (i) => ({ cursor: list[i]! }));
+      },
+      note,
+    },
+    {
+      name: `1 caller: GET /context delta ${mode}, unchanged small project`,
+      group: "context",
+      spec: async () => {
+        const list = await cursors(1);
+        return http(base, light, [{ method: "GET", path }], 1, () => ({ cursor: list[0]! }));
+      },
+      note,
+    },
+  ];
 }
 
 /**
@@ -663,6 +723,8 @@ async function main(): Promise<number> {
     onCleanup(() => Deno.remove(dir, { recursive: true }).catch(() => {}));
     env = { DATA_DIR: dir };
   }
+  if (WORKERS) env.SVC_WORKERS = WORKERS;
+  const workers = engine === "pglite" ? 1 : Number(WORKERS || navigator.hardwareConcurrency);
   const setup = await setUp(env);
   const floorBase = await startFloorServer(setup.meBody);
   const reset = rateReset(dbUrl);
@@ -694,6 +756,8 @@ async function main(): Promise<number> {
       connections,
       ...(w.group === "floor" ? {} : { rssBeforeMb: before, rssAfterMb: rssMb(pid) }),
     };
+    const note = w.note?.();
+    if (note) row.note = note;
     const floorRow = rows.find((r) => r.name === w.floor);
     if (floorRow && floorRow.rps > 0) {
       row.floor = w.floor!.replace(/^floor: /, "").replace(/,.*$/, "");
@@ -737,6 +801,7 @@ async function main(): Promise<number> {
   const load1 = Deno.loadavg().map((v) => v.toFixed(1)).join(" ");
   const meta = {
     engine,
+    workers,
     connections: CONNECTIONS,
     durationSeconds: DURATION_MS / 1000,
     warmupSeconds: WARMUP_MS / 1000,
@@ -751,7 +816,8 @@ async function main(): Promise<number> {
     totalSeconds: Math.round((performance.now() - t0) / 1000),
   };
   const title =
-    `deno task bench: ${engine === "postgres" ? "PostgreSQL" : "PGlite"}, ${CONNECTIONS} connections, ` +
+    `deno task bench: ${engine === "postgres" ? "PostgreSQL" : "PGlite"}, ${workers} worker(s), ` +
+    `${CONNECTIONS} connections, ` +
     `${DURATION_MS / 1000} s per row`;
   const table = markdown(title, rows, [
     `${meta.at}, ${meta.cpus} CPUs, load average ${load1} (1, 5, 15 min), ${meta.totalSeconds} s in all.`,

@@ -3,7 +3,11 @@
  * 12), in-process, one caller, on PostgreSQL. The load bench's throughput swings 2x on a shared machine; what a call costs
  * the service does not, so this is the figure to compare before and after a change of the write path:
  *
- *   TEST_DATABASE_URL=postgres://... deno run -A scripts/bench/per-call.ts [--calls 300]
+ *   TEST_DATABASE_URL=postgres://... deno run -A scripts/bench/per-call.ts [--calls 300] [--cpu-prof]
+ *   [--only me,context]
+ *
+ * `--cpu-prof` also takes a V8 CPU profile of each row's measured round and prints where the time went
+ * (scripts/bench/profile-split.ts); the profiler's own overhead inflates the CPU column in that mode.
  *
  * CPU is this process's user + system time (the service's handlers and its postgres.js client, not the
  * database server's), divided by the calls; API keys on an enterprise project, rate windows reset outside
@@ -14,9 +18,19 @@ import process from "node:process";
 import { createApp } from "@/app.ts";
 import { countingDb } from "../../tests/helpers/counting-db.ts";
 import { ADMIN_TOKEN, startTestEnv } from "../../tests/helpers/env.ts";
+import { split, startProfile, topFunctions } from "./profile-split.ts";
 
-const args = parseArgs({ args: Deno.args, options: { calls: { type: "string", default: "300" } } });
+const args = parseArgs({
+  args: Deno.args,
+  options: {
+    calls: { type: "string", default: "300" },
+    "cpu-prof": { type: "boolean", default: false },
+    only: { type: "string", default: "" },
+  },
+});
 const CALLS = Number(args.values.calls);
+const PROFILE = args.values["cpu-prof"];
+const ONLY = args.values.only.split(",").map((o) => o.trim().toLowerCase()).filter(Boolean);
 const KEYS = 20;
 
 if (!Deno.env.get("TEST_DATABASE_URL")) {
@@ -69,8 +83,20 @@ for (let i = 0; i < KEYS; i++) {
 
 /** One call of a row: `i` is the call's number in its round, `turn` the key's own call number. */
 type Step = (k: { key: string; ticket: string }, i: string, turn: number) => Promise<unknown>;
-const rows: [string, Step[]][] = [
+const cursors = new Map<string, string>();
+/** GET /context?delta= with the cursor of this key's previous answer (an unchanged project). */
+const delta = (compact: boolean): Step => async (k) => {
+  const q = compact ? "compact=true&" : "";
+  const data = await api(k.key, "GET", `/api/context?${q}delta=${cursors.get(k.key + q) ?? ""}`);
+  cursors.set(k.key + q, data.contextCursor);
+  return data;
+};
+const allRows: [string, Step[]][] = [
   ["GET /me", [(k) => api(k.key, "GET", "/api/me")]],
+  ["GET /context full", [(k) => api(k.key, "GET", "/api/context")]],
+  ["GET /context compact", [(k) => api(k.key, "GET", "/api/context?compact=true")]],
+  ["GET /context delta full, unchanged", [delta(false)]],
+  ["GET /context delta compact, unchanged", [delta(true)]],
   ["POST /ledger", [
     (k, i) => api(k.key, "POST", "/api/ledger", { type: "PROGRESS", content: `entry ${i}` }),
   ]],
@@ -89,12 +115,17 @@ const rows: [string, Step[]][] = [
   ]],
 ];
 
+const rows = allRows.filter(([name]) =>
+  ONLY.length === 0 || ONLY.some((o) => name.toLowerCase().includes(o))
+);
+const splits: Array<[string, Array<[string, number]>, number, Array<[string, number]>]> = [];
 console.log("| call | statements | transactions | CPU ms per call | wall ms per call |");
 console.log("| --- | ---: | ---: | ---: | ---: |");
 for (const [name, steps] of rows) {
   // A warm-up round of two calls per key (a move goes there and back), then the measured round.
   for (const [round, calls] of [[0, 2 * KEYS], [1, CALLS]] as const) {
     counts.reset();
+    const stopProfile = PROFILE && round === 1 ? await startProfile() : null;
     let cpuMicros = 0;
     let wallMs = 0;
     for (let i = 0; i < calls; i++) {
@@ -109,6 +140,10 @@ for (const [name, steps] of rows) {
         cpuMicros += used.user + used.system;
       }
     }
+    if (stopProfile) {
+      const profile = await stopProfile();
+      splits.push([name, split(profile), calls * steps.length, topFunctions(profile)]);
+    }
     if (round === 0) continue;
     const n = calls * steps.length;
     console.log(
@@ -116,6 +151,15 @@ for (const [name, steps] of rows) {
         `${(cpuMicros / 1000 / n).toFixed(2)} | ${(wallMs / n).toFixed(2)} |`,
     );
   }
+}
+for (const [name, parts, n, top] of splits) {
+  const busy = parts.filter(([part]) => part !== "idle / waiting").reduce((sum, [, ms]) => sum + ms, 0);
+  console.log(`\n${name}: ${(busy / n).toFixed(3)} ms CPU per call in the profile`);
+  for (const [part, ms] of parts.filter(([part]) => part !== "idle / waiting").slice(0, 14)) {
+    console.log(`  ${part.padEnd(52)} ${(ms / n).toFixed(3)} ms  ${(100 * ms / busy).toFixed(0)}%`);
+  }
+  console.log("  top functions (self time per call):");
+  for (const [fn, ms] of top) console.log(`    ${(ms / n).toFixed(3)} ms  ${fn.slice(0, 110)}`);
 }
 await e.close();
 Deno.exit(0);

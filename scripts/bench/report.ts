@@ -35,7 +35,8 @@ export function markdown(title: string, rows: Row[], lines: string[] = []): stri
   );
   for (const r of rows) {
     const rss = r.rssBeforeMb !== undefined ? `${fmt(r.rssBeforeMb, 0)} / ${fmt(r.rssAfterMb, 0)}` : "";
-    const ratio = r.ratio !== undefined ? `${r.ratio.toFixed(2)} of ${r.floor}` : r.note ?? "";
+    const ratio = [r.ratio !== undefined ? `${r.ratio.toFixed(2)} of ${r.floor}` : "", r.note ?? ""]
+      .filter(Boolean).join("; ");
     out.push(
       `| ${r.name} | ${r.connections} | ${r.rps} | ${fmt(r.p50, 2)} | ${fmt(r.p95, 2)} | ${fmt(r.p99, 2)} | ${
         server(r)

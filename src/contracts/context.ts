@@ -57,6 +57,13 @@ export const ContextQuery = z.object({
   ledger_sessionId: z.string().uuid().optional(),
   ledger_fileRef: FilePath.optional(),
   ledger_subAgent: z.string().min(1).max(64).optional(),
+  delta: z.string().max(2000).optional().openapi({
+    description:
+      "Extension (issue 27): the `contextCursor` of an earlier answer. The answer then holds only " +
+      "the sections that changed since that answer, a new `contextCursor` and `unchangedSections` " +
+      "(schema ContextDelta); same reads, cost and side effects as a full call. A cursor that does not " +
+      "decode or came from another caller, query or set of sections is not an error: every section is sent",
+  }),
   include: z.string().max(200).optional().openapi({
     description: "Comma list; `write_schemas` adds schema.writePayloads. Unknown items are ignored",
   }),
@@ -388,9 +395,29 @@ export const ContextData = z.object({
   }),
   documents: z.array(ContextDocument),
   mcpUrl: z.string(),
+  contextCursor: z.string().optional().openapi({
+    description:
+      "Extension (issue 27): on every answer. Send it back as `delta=<contextCursor>` to receive " +
+      "only the sections that changed since this answer",
+  }),
 }).openapi("Context");
 
-export const ContextResponse = envelope(ContextData);
+/**
+ * Extension (issue 27): the answer to `GET /context?delta=<contextCursor>`: the sections that changed, the
+ * new cursor, and the names of the unchanged ones. Generic over the sections of `Context`.
+ */
+export const ContextDeltaData = z.object({
+  contextCursor: z.string().openapi({ description: "The cursor of this answer (for the next delta)" }),
+  unchangedSections: z.array(z.string()).openapi({
+    description: "Sections of the full answer that are the same as in the answer the `delta` cursor came " +
+      "with (left out here). Sections present here changed; an unusable cursor makes this list empty",
+  }),
+}).catchall(z.unknown()).openapi("ContextDelta", {
+  description: "Besides these two: each section of Context that changed, under its own name and in its own " +
+    "schema (a section absent here is listed in unchangedSections)",
+});
+
+export const ContextResponse = envelope(z.union([ContextData, ContextDeltaData]));
 
 /** The context sections that page on through GET /context/more. */
 const ContextSection = z.enum(["ledger", "threads", "brief", "reviews"]);

@@ -1,10 +1,15 @@
 /**
  * In-process metrics in the Prometheus text exposition format (version 0.0.4), without a dependency.
- * Each instance counts its own traffic; Prometheus scrapes every instance and sums.
+ * Each instance counts its own traffic (the workers of one process sum theirs at scrape time, src/cluster.ts);
+ * Prometheus scrapes every instance and sums.
  */
 type Labels = Record<string, string>;
 
+const NEEDS_ESCAPE = /[\\"\n]/;
+
 function escapeLabel(value: string): string {
+  // Label values are route templates, methods and codes: almost never anything to escape.
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 }
 
@@ -18,6 +23,15 @@ function num(n: number): string {
   return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(9)));
 }
 
+type CounterState = Array<[string, { labels: Labels; value: number }]>;
+type HistogramState = Array<[string, { labels: Labels; counts: number[]; sum: number; count: number }]>;
+
+/** One worker's counters and histograms as plain data (sent between the workers of one process). */
+export interface MetricsState {
+  counters: Record<string, CounterState>;
+  histograms: Record<string, HistogramState>;
+}
+
 class Counter {
   readonly #values = new Map<string, { labels: Labels; value: number }>();
   constructor(readonly name: string, readonly help: string) {}
@@ -29,6 +43,16 @@ class Counter {
   }
   value(labels: Labels = {}): number {
     return this.#values.get(labelText(labels))?.value ?? 0;
+  }
+  state(): CounterState {
+    return [...this.#values.entries()].map(([key, e]) => [key, { labels: e.labels, value: e.value }]);
+  }
+  absorb(state: CounterState): void {
+    for (const [key, e] of state) {
+      const entry = this.#values.get(key);
+      if (entry) entry.value += e.value;
+      else this.#values.set(key, { labels: e.labels, value: e.value });
+    }
   }
   render(): string[] {
     const out = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
@@ -54,6 +78,21 @@ class Histogram {
     });
     entry.sum += value;
     entry.count++;
+  }
+  state(): HistogramState {
+    return [...this.#values.entries()].map(([key, e]) => [key, { ...e, counts: [...e.counts] }]);
+  }
+  absorb(state: HistogramState): void {
+    for (const [key, e] of state) {
+      const entry = this.#values.get(key);
+      if (!entry) {
+        this.#values.set(key, { ...e, counts: [...e.counts] });
+        continue;
+      }
+      e.counts.forEach((n, i) => entry.counts[i] = (entry.counts[i] ?? 0) + n);
+      entry.sum += e.sum;
+      entry.count += e.count;
+    }
   }
   render(): string[] {
     const out = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
@@ -131,6 +170,34 @@ export class Metrics {
     SECONDS,
   );
   readonly startedAt = Date.now();
+
+  state(): MetricsState {
+    return {
+      counters: Object.fromEntries(this.#counters().map(([k, c]) => [k, c.state()])),
+      histograms: Object.fromEntries(this.#histograms().map(([k, h]) => [k, h.state()])),
+    };
+  }
+
+  /** These metrics plus other workers' (src/cluster.ts): what the whole process counted. */
+  merged(others: MetricsState[]): Metrics {
+    const all = new Metrics();
+    for (const state of [this.state(), ...others]) {
+      for (const [k, c] of all.#counters()) c.absorb(state.counters[k] ?? []);
+      for (const [k, h] of all.#histograms()) h.absorb(state.histograms[k] ?? []);
+    }
+    return all;
+  }
+
+  #counters(): Array<[string, Counter]> {
+    return [["requests", this.requests], ["refusals", this.refusals], ["jobRounds", this.jobRounds], [
+      "jobsRun",
+      this.jobsRun,
+    ]];
+  }
+
+  #histograms(): Array<[string, Histogram]> {
+    return [["duration", this.duration], ["jobRoundDuration", this.jobRoundDuration]];
+  }
 
   /** The exposition text: counters, histograms, then the gauges read at scrape time. */
   render(gauges: Gauge[] = []): string {

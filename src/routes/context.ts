@@ -1,5 +1,6 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import {
+  type ContextDeltaData,
   ContextMoreQuery,
   ContextMoreResponse,
   ContextQuery,
@@ -13,7 +14,7 @@ import { getContext } from "@/domain/context/build.ts";
 import { COMPACT_LEDGER_ENTRIES, LEDGER_CEILING_MAX, THREAD_CEILING_MAX } from "@/domain/context/params.ts";
 import { contextMore } from "@/domain/context/more.ts";
 import type { AppEnv } from "@/http/env.ts";
-import { jsonText, ok, okSerialized } from "@/http/envelope.ts";
+import { type JsonText, ok, okSerialized } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
 import { errorResponses } from "@/contracts/common.ts";
 
@@ -46,6 +47,9 @@ export const contextRoute = defineRoute({
     `of its ${SESSION_MAX_AGE_MS / 86_400_000}-day limit`,
     "(switch to it); `context` as on every call (schema MetaContext: unreadNotifications,",
     "expiringClaims, expiredClaims, ledgerStale; present only when one of them is non-zero).",
+    "\n\nDelta (extension, issue 27): every answer carries `contextCursor`; `delta=<contextCursor>` answers",
+    "with only the sections that changed since that answer (compared by per-section fingerprints), the new",
+    "`contextCursor` and `unchangedSections` (schema ContextDelta), in compact and full mode alike.",
     "\n\nErrors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown",
     "`ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform`",
     "differs (case-insensitively) from the platform recorded for the token, with `details.tokenPlatform`,",
@@ -96,7 +100,7 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
   // meta.context is typed loosely in the shared Meta schema; its documented shape is this component.
   api.openAPIRegistry.register("MetaContext", MetaContext);
   handle(api, contextRoute, async ({ c, ctx, query }) => {
-    const { data, metaContext, refreshedToken } = await getContext(ctx, {
+    const { data, dataJson, metaContext, refreshedToken } = await getContext(ctx, {
       compact: query.compact ?? false,
       ledgerLimit: query.ledger_limit,
       threadLimit: query.thread_limit,
@@ -113,11 +117,14 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
       include: list(query.include),
       expectedPlatform: query.expectedPlatform,
       headerPlatform: c.req.header("x-svc-platform"),
+      delta: query.delta,
     });
     c.set("metaContext", metaContext);
-    const dataJson = jsonText(data);
     const responseBytes = new TextEncoder().encode(dataJson).length;
-    return okSerialized(c, dataJson, { responseBytes, ...(refreshedToken ? { refreshedToken } : {}) });
+    return okSerialized(c, dataJson as JsonText<typeof data | z.infer<typeof ContextDeltaData>>, {
+      responseBytes,
+      ...(refreshedToken ? { refreshedToken } : {}),
+    });
   });
 
   handle(api, contextMoreRoute, async ({ c, ctx, query }) => {

@@ -5,10 +5,12 @@ import type { Db } from "@/db/database.ts";
 import { timingSafeEqual } from "@/domain/core/crypto.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { errorBody } from "@/http/errors.ts";
-import type { Gauge, Metrics } from "@/http/metrics.ts";
+import type { Gauge, Metrics, MetricsState } from "@/http/metrics.ts";
 
 /** A readiness check gives up after this long: a database that does not answer is not ready. */
 export const READY_TIMEOUT_MS = 2_000;
+/** On `/health` when several workers serve the port: `index/count` of the one that answered. */
+export const WORKER_HEADER = "Svc-Worker";
 /** Pool size of the PostgreSQL client (src/db/dialect.ts); PGlite has one connection. */
 const POOL_MAX = { postgres: 10, pglite: 1 } as const;
 
@@ -102,8 +104,17 @@ async function scrapeGauges(db: Db, engine: keyof typeof POOL_MAX): Promise<Gaug
 }
 
 /** `/health` (liveness), `/ready` (readiness) and `/metrics` (Prometheus text, admin token). */
-export function registerOps(app: Hono<AppEnv>, metrics: Metrics): void {
-  app.get("/health", (c) => c.json({ ok: true, version: c.get("deps").config.version }));
+export function registerOps(
+  app: Hono<AppEnv>,
+  metrics: Metrics,
+  worker?: string,
+  peerMetrics?: () => Promise<MetricsState[]>,
+): void {
+  app.get("/health", (c) => {
+    // Several workers serve the port: a header (never the body the contract fixes) says which one answered.
+    if (worker) c.header(WORKER_HEADER, worker);
+    return c.json({ ok: true, version: c.get("deps").config.version });
+  });
   app.get("/ready", async (c) => {
     const result = await readiness(c.get("deps").db);
     return c.json(result, result.ready ? 200 : 503);
@@ -118,7 +129,8 @@ export function registerOps(app: Hono<AppEnv>, metrics: Metrics): void {
     if (!timingSafeEqual(supplied, expected)) {
       return c.json(errorBody("UNAUTHORIZED", "Missing or wrong admin token"), 401);
     }
-    const text = metrics.render(await scrapeGauges(db, engine));
+    const whole = peerMetrics ? metrics.merged(await peerMetrics()) : metrics;
+    const text = whole.render(await scrapeGauges(db, engine));
     return c.body(text, 200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
   });
 }

@@ -44,6 +44,8 @@ const KEYS = [
   "pollingHint",
   "documents",
   "mcpUrl",
+  // Extension (issue 27.3): the delta cursor, on every answer.
+  "contextCursor",
 ];
 
 async function ctxOf(token: string, query = "") {

@@ -7,6 +7,7 @@ import { type CallerSituation, situationColumns, situationOf } from "@/domain/co
 import { freshnessColumns } from "@/domain/ledger/stale.ts";
 import { type ChargedCounts, PLAN_HOURLY_UNITS, RATE_WINDOWS, windowOf } from "@/domain/limits/rate-limit.ts";
 import { rejected, sessionBurstRefusal } from "./authenticate.ts";
+import { compileTemplate, runTemplate, Slot, type Template } from "@/db/compiled.ts";
 import {
   API_KEY_PREFIX,
   SESSION_BURST_LIMIT,
@@ -141,6 +142,9 @@ function policyOk(input: AdmitInput): RawBuilder<unknown> {
   return sql`${scope} AND ${role}`;
 }
 
+/** The admission statement's compiled text per route shape (scope, roles, freshness): built once. */
+const admissionTemplates = new Map<string, Template>();
+
 async function admissionStatement(
   ctx: ServiceCtx,
   hash: string,
@@ -148,15 +152,44 @@ async function admissionStatement(
   now: Date,
   input: AdmitInput,
 ): Promise<AdmitRow | undefined> {
+  const shape = JSON.stringify([input.scope ?? null, input.roles ?? null, input.freshness]);
+  let template = admissionTemplates.get(shape);
+  if (!template) {
+    template = compileTemplate(ctx.db, admissionQuery(now, input), now);
+    admissionTemplates.set(shape, template);
+  }
   const minute = windowOf(now, RATE_WINDOWS.MINUTE);
   const hour = windowOf(now, RATE_WINDOWS.HOUR);
   const burst = windowOf(now, SESSION_BURST_WINDOW_MS);
+  const rows = await runTemplate<AdmitRow>(ctx.db, template, now, {
+    kind,
+    hash,
+    idleUntil: new Date(now.getTime() + SESSION_IDLE_MS),
+    burstStart: burst.start,
+    burstEnd: burst.end,
+    minuteStart: minute.start,
+    minuteEnd: minute.end,
+    hourStart: hour.start,
+    hourEnd: hour.end,
+    cost: input.cost,
+  });
+  return rows[0];
+}
+
+/**
+ * The statement, with a `Slot` for each per-call value (the window edges are not a fixed distance from
+ * `now`); the dates built from `now` inside the situation and freshness columns move with it.
+ */
+export function admissionQuery(now: Date, input: AdmitInput): RawBuilder<AdmitRow> {
   const limited = (Object.keys(PLAN_HOURLY_UNITS) as Plan[]).filter((p) => PLAN_HOURLY_UNITS[p] !== null);
   const hourly = limited.length ? sql`adm.plan IN (${sql.join(limited)})` : sql`false`;
-  const idleUntil = new Date(now.getTime() + SESSION_IDLE_MS);
   const agent = sql.ref("adm.agent_id");
   const project = sql.ref("adm.project_id");
-  const result = await sql<AdmitRow>`
+  const [kind, hash, idleUntil, cost] = ["kind", "hash", "idleUntil", "cost"].map((n) => new Slot(n));
+  const burst = { start: new Slot("burstStart"), end: new Slot("burstEnd") };
+  const minute = { start: new Slot("minuteStart"), end: new Slot("minuteEnd") };
+  const hour = { start: new Slot("hourStart"), end: new Slot("hourEnd") };
+  return sql<AdmitRow>`
     WITH adm AS (
       SELECT tk.id AS token_id, tk.kind, tk.session_id, tk.scopes, tk.created_at, tk.expires_at,
         tk.idle_expires_at, a.id AS agent_id, a.name AS agent_name, a.platform, a.role,
@@ -187,7 +220,7 @@ async function admissionStatement(
     ),
     charge AS (
       INSERT INTO rate_counters (key, window_start, count, expires_at)
-      SELECT w.key, w.window_start, ${input.cost}::int, w.expires_at
+      SELECT w.key, w.window_start, ${cost}::int, w.expires_at
       FROM adm CROSS JOIN LATERAL (VALUES
         ('burst:agent:' || adm.agent_id, ${minute.start}::timestamptz, ${minute.end}::timestamptz, true),
         ('burst:project:' || adm.project_id, ${minute.start}::timestamptz, ${minute.end}::timestamptz, true),
@@ -207,6 +240,5 @@ async function admissionStatement(
       (SELECT count FROM charge WHERE key = 'units:project:' || adm.project_id) AS project_units,
       ${situationColumns(agent, project, null, now, "s_")}
       ${input.freshness ? sql`, ${freshnessColumns(agent, project, null, now, "f_")}` : sql``}
-    FROM adm`.execute(ctx.db);
-  return result.rows[0];
+    FROM adm`;
 }

@@ -45,6 +45,7 @@ import { metaContextOf } from "@/domain/core/silence.ts";
 import { writePayloadSchemas } from "./write-schemas.ts";
 import { grantedOf, grantedQuery } from "./claims.ts";
 import { settleQueue } from "@/domain/claims/queue.ts";
+import { serializeContext } from "./delta.ts";
 
 /** GET /context: everything an agent needs to resume, in one call. Returns `data` and `meta.context`. */
 export async function getContext(ctx: ActorCtx, input: ContextInput) {
@@ -77,7 +78,9 @@ export async function getContext(ctx: ActorCtx, input: ContextInput) {
   const situation = first.situation;
   situation.unreadNotifications = Math.max(0, situation.unreadNotifications - delivered.notes.length);
   const data = contextBody(ctx, input, { project, limits, first, second, updates, delivered, now });
-  return { data, metaContext: metaContextOf(situation), refreshedToken: second.refreshedToken };
+  // Serialized here, once, section by section: the answer's contextCursor fingerprints each section.
+  const dataJson = serializeContext(ctx, input, data);
+  return { data, dataJson, metaContext: metaContextOf(situation), refreshedToken: second.refreshedToken };
 }
 
 interface BodyParts {

@@ -37,6 +37,8 @@ export interface ContextInput {
   include: string[];
   expectedPlatform?: string | undefined;
   headerPlatform?: string | undefined;
+  /** A `contextCursor` of an earlier answer: answer with the changed sections only (delta.ts). */
+  delta?: string | undefined;
 }
 
 /** The project ceilings: settings `contextLedgerCeiling` (0..100) and `contextThreadCeiling` (1..50). */
