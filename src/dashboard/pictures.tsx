@@ -51,7 +51,7 @@ export const ClaimsMapPicture: FC<{ map: ClaimsMap }> = ({ map }) => {
   const files = rows.filter((r) => r.node.holder !== null).length;
   return (
     <figure class="panel" data-picture="claims-map">
-      <svg class="picture" viewBox={`0 0 720 ${h}`} role="img" aria-labelledby="cm-title cm-desc">
+      <svg class="picture" viewBox={`0 0 960 ${h}`} role="img" aria-labelledby="cm-title cm-desc">
         <title id="cm-title">Claims map</title>
         <desc id="cm-desc">
           {`${files} claimed files held by ${map.holders.length} holders: ${map.holders.join(", ")}.`}
@@ -72,7 +72,7 @@ export const ClaimsMapPicture: FC<{ map: ClaimsMap }> = ({ map }) => {
                 <text x={x + 20} y={y + 15} font-size="13">{node.name}</text>
                 <text x={430} y={y + 15} font-size="12">{node.holder}</text>
                 <QueueMarks queue={map.queues?.[node.path]} x={560} y={y + 15} />
-                <ReleaseRequestMarks requests={map.releaseRequests?.[node.path]} x={560} y={y + 15} />
+                <ReleaseRequestMarks requests={map.releaseRequests?.[node.path]} x={760} y={y + 15} />
               </g>
             );
         })}

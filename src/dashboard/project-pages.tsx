@@ -4,7 +4,7 @@ import { serviceCtx } from "@/http/env.ts";
 import { dashboardBoard } from "@/domain/dashboard/board.ts";
 import { ticketPage } from "@/domain/dashboard/ticket.ts";
 import { liveClaims } from "@/domain/dashboard/claims.ts";
-import { claimsMap, HOT_FILES_DAYS, hotFiles } from "@/domain/dashboard/claims-map.ts";
+import { claimsMap, coordinationMarks, HOT_FILES_DAYS, hotFiles } from "@/domain/dashboard/claims-map.ts";
 import { activityTimeline } from "@/domain/dashboard/activity.ts";
 import { agentOptions, projectAgents } from "@/domain/dashboard/agents.ts";
 import { threadList, threadWithMessages } from "@/domain/dashboard/threads.ts";
@@ -73,13 +73,14 @@ export function registerProjectPages(app: Hono<AppEnv>): void {
     if (r instanceof Response) return r;
     const ctx = serviceCtx(c.get("deps"));
     const [claims, hot] = await Promise.all([liveClaims(ctx, r.member), hotFiles(ctx, r.member)]);
+    const marks = await coordinationMarks(ctx, r.member, claims);
     return await page(
       c,
       frame(r, "Claims", "claims"),
       <Claims
         member={r.member}
         claims={claims}
-        map={claimsMap(claims)}
+        map={{ ...claimsMap(claims), ...marks }}
         hot={hot}
         hotDays={HOT_FILES_DAYS}
         csrf={r.s.csrf}

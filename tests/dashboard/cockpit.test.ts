@@ -188,3 +188,28 @@ test("COCKPIT-4 claims map, Hot files, activity timeline and burndown render fro
   assert.match(sprint, /data-series="points"/);
   assert.match(sprint, /2 tickets \(7 points\) remaining/);
 });
+
+test("CLAIMQ-8 the claims map shows each file's wait queue and pending release requests", async () => {
+  const e = await env();
+  const f = await dashFixture(e);
+  const a = await pairAgent(f.projectId, { name: "queue-alice" });
+  const b = await pairAgent(f.projectId, { name: "queue-bob" });
+  const claimed = await callOn(e, "POST", "/claim", { token: a.token, body: { files: ["src/q.ts"] } });
+  assert.equal(claimed.status, 200);
+  const waited = await callOn(e, "POST", "/claim", {
+    token: b.token,
+    body: { files: ["src/q.ts"], waitSeconds: 600 },
+  });
+  assert.equal(waited.status, 202);
+  const asked = await callOn(e, "POST", "/claim/release-requests", {
+    token: b.token,
+    body: { files: ["src/q.ts"], message: "I need it for the parser" },
+  });
+  assert.equal(asked.status, 201);
+  const c = new PageClient(e);
+  await c.signIn(f.users.member.email);
+  const claims = (await c.req("GET", `/projects/${f.projectId}/claims`)).text;
+  assert.match(claims, /<g data-file="src\/q.ts" data-holder="queue-alice">/);
+  assert.match(claims, /data-queue="queue-bob"[^>]*>waiting: queue-bob</);
+  assert.match(claims, /data-release-requests="1"[^>]*>release asked by queue-bob</);
+});

@@ -2,6 +2,8 @@ import { sql } from "kysely";
 import type { ServiceCtx } from "@/domain/core/context.ts";
 import type { DashboardMember } from "./access.ts";
 import type { ClaimRow } from "./claims.ts";
+import { identityName } from "@/domain/core/actor.ts";
+import { entriesOverlap, sameFile } from "@/shared/file-path.ts";
 
 /** How far back "Hot files" looks. */
 export const HOT_FILES_DAYS = 30;
@@ -99,4 +101,45 @@ export async function hotFiles(
       .execute(),
   ]);
   return { mostClaimed, mostContended };
+}
+
+/**
+ * The claims map's marks for coordination (issue 24 point 8): for each claimed file, who waits for it
+ * (waiting requests of an overlapping entry, in arrival order) and who asked its holder to release it
+ * (pending release requests). One statement each; the map draws them beside the file's holder.
+ */
+export async function coordinationMarks(
+  ctx: ServiceCtx,
+  member: DashboardMember,
+  claims: ClaimRow[],
+): Promise<Pick<ClaimsMap, "queues" | "releaseRequests">> {
+  const projectId = member.project.id;
+  const [waiting, asked] = await Promise.all([
+    ctx.db.selectFrom("claim_requests as r").innerJoin("agents as a", "a.id", "r.agent_id")
+      .select(["r.files", "a.name", "r.sub_agent_name"])
+      .where("r.project_id", "=", projectId).where("r.status", "=", "waiting").orderBy("r.seq").execute(),
+    ctx.db.selectFrom("claim_release_requests as q").innerJoin("agents as a", "a.id", "q.asker_agent_id")
+      .select(["q.files", "a.name", "q.asker_sub_agent_name"])
+      .where("q.project_id", "=", projectId).where("q.status", "=", "pending").orderBy("q.created_at")
+      .execute(),
+  ]);
+  const held = claims.flatMap((c) => c.files);
+  const queues: Record<string, string[]> = {};
+  const releaseRequests: Record<string, { requester: string }[]> = {};
+  for (const r of waiting) {
+    const name = identityName(r.name, r.sub_agent_name);
+    for (const file of held.filter((f) => (r.files as string[]).some((w) => entriesOverlap(w, f)))) {
+      (queues[file] ??= []).push(name);
+    }
+  }
+  for (const q of asked) {
+    const requester = identityName(q.name, q.asker_sub_agent_name);
+    for (const file of held.filter((f) => (q.files as string[]).some((w) => sameFile(w, f)))) {
+      (releaseRequests[file] ??= []).push({ requester });
+    }
+  }
+  return {
+    ...(Object.keys(queues).length > 0 ? { queues } : {}),
+    ...(Object.keys(releaseRequests).length > 0 ? { releaseRequests } : {}),
+  };
 }
