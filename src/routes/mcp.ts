@@ -102,7 +102,7 @@ export function mcpApp(options: McpRouteOptions): Hono<AppEnv> {
     }
     const tools = options.coordinationTools &&
         await projectMcpToolSet(c.get("deps").db, live.claims.projectId) === "coordination"
-      ? [...options.tools, ...options.coordinationTools]
+      ? withCoordination(options.tools, options.coordinationTools)
       : options.tools;
     const write = writeToolCalled(message, tools);
     if (write && live.scope !== "write") {
@@ -136,4 +136,18 @@ export function mcpApp(options: McpRouteOptions): Hono<AppEnv> {
     }
   });
   return app;
+}
+
+/**
+ * The coordination tool set: a coordination tool named like a spec tool (`svc_handoff` with
+ * `changedFiles`) takes its place in the list; the others follow the spec's tools.
+ */
+function withCoordination(
+  tools: readonly ToolDefinition[],
+  extra: readonly ToolDefinition[],
+): readonly ToolDefinition[] {
+  const byName = new Map(extra.map((t) => [t.name, t]));
+  const replaced = tools.map((t) => byName.get(t.name) ?? t);
+  const names = new Set(tools.map((t) => t.name));
+  return [...replaced, ...extra.filter((t) => !names.has(t.name))];
 }

@@ -69,7 +69,19 @@ test("CLAIMQ-7 the spec's 15 tools by default; coordination adds its tools, deri
   await admin("PATCH", `/projects/${m.projectId}`, { settings: { mcpTools: "coordination" } });
   const all = await listed(m.token);
   assert.deepEqual(all.map((t) => t.name), [...TOOLS.map((t) => t.name), ...COORDINATION]);
-  assert.deepEqual(spec, all.slice(0, 15), "the spec's tools are unchanged");
+  // svc_handoff keeps its place and gains `changedFiles` (issue 25 point 4); the other 14 are unchanged.
+  const handoffAt = spec.findIndex((t) => t.name === "svc_handoff");
+  assert.equal("changedFiles" in spec[handoffAt].inputSchema.properties, false);
+  assert.ok("changedFiles" in all[handoffAt].inputSchema.properties);
+  assert.deepEqual(
+    { ...all[handoffAt].inputSchema.properties, changedFiles: undefined },
+    { ...spec[handoffAt].inputSchema.properties, changedFiles: undefined },
+  );
+  assert.deepEqual(
+    spec.filter((_, i) => i !== handoffAt),
+    all.slice(0, 15).filter((_, i) => i !== handoffAt),
+    "the spec's other tools are unchanged",
+  );
   // svc_claim's input is POST /claim's body schema: every field of the route, the same JSON Schema.
   const claim = all.find((t) => t.name === "svc_claim");
   const body = claimRoute.request.body.content["application/json"].schema;

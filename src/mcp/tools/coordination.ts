@@ -10,6 +10,7 @@ import { ADDITIVE, callOf, READ_ONLY, relay, updating } from "./shared.ts";
 import { claimCheckRoute, claimRequestsRoute, claimRoute, releaseRoute } from "@/routes/claims.ts";
 import { releaseRequestAnswerRoute, releaseRequestCreateRoute } from "@/routes/release-requests.ts";
 import { sprintPlanRoute } from "@/routes/sprints.ts";
+import { svcHandoffWithCoverage } from "./handoff.ts";
 
 /** A route's JSON request body schema. */
 const bodyOf = <S>(route: { request: { body: { content: { "application/json": { schema: S } } } } }) =>
@@ -135,4 +136,5 @@ export const COORDINATION_TOOLS: readonly ToolDefinition[] = [
   svcReleaseRequest,
   svcReleaseAnswer,
   svcPlan,
+  svcHandoffWithCoverage,
 ] as unknown as readonly ToolDefinition[];

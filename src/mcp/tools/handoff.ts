@@ -36,3 +36,16 @@ export const svcHandoff: ToolDefinition<typeof HandoffInput> = {
     return relay(await forward(callOf(handoffRoute, { body: args })));
   },
 };
+
+/**
+ * `svc_handoff` of the coordination tool set (issue 25): the spec's tool plus `changedFiles` (paths or
+ * `{ file, fence }`), whose coverage by the session's claims the answer reports.
+ */
+const CoordinationHandoffInput = HandoffInput.extend(fieldsOf(HandoffBody, "changedFiles"));
+export const svcHandoffWithCoverage: ToolDefinition<typeof CoordinationHandoffInput> = {
+  ...svcHandoff,
+  description: svcHandoff.description +
+    " Extension: `changedFiles` (paths or { file, fence }) are compared with the files your session held; " +
+    "the answer's `coverage` lists the uncovered ones.",
+  input: CoordinationHandoffInput,
+};
