@@ -33,6 +33,7 @@ import {
 import type { HttpSpec, LoadResult, Spec, Step } from "./load.ts";
 import { markdown, type Row } from "./report.ts";
 import { contendedClaims } from "./contended.ts";
+import { webhookRow } from "./webhooks.ts";
 import { analyze, LARGE, seedBoard, seedLarge, SMOKE } from "./seed.ts";
 
 const args = parseArgs({
@@ -724,6 +725,7 @@ async function main(): Promise<number> {
     env = { DATA_DIR: dir };
   }
   if (WORKERS) env.SVC_WORKERS = WORKERS;
+  env.SVC_WEBHOOK_ALLOW_LOOPBACK = "1"; // the webhook row's receiver listens on loopback
   const workers = engine === "pglite" ? 1 : Number(WORKERS || navigator.hardwareConcurrency);
   const setup = await setUp(env);
   const floorBase = await startFloorServer(setup.meBody);
@@ -789,6 +791,16 @@ async function main(): Promise<number> {
       .finally(stop);
     rows.push(row);
     const ok = !row.errors["double grants"] && row.requests > 0;
+    if (ok) passed++;
+    else failed++;
+    console.log(`${ok ? "ok  " : "FAIL"} ${row.name}: ${row.note}`);
+  }
+  if (ONLY.length === 0 || ONLY.some((o) => "webhooks".includes(o))) {
+    // Issue 26: deliveries to a loopback receiver, the lag from event to delivery, ledger writes unchanged.
+    const stop = reset.during();
+    const row = await webhookRow(setup.svc.base, smoke ? 2 : 8, DURATION_MS).finally(stop);
+    rows.push(row);
+    const ok = row.requests > 0 && !row.errors["not delivered"];
     if (ok) passed++;
     else failed++;
     console.log(`${ok ? "ok  " : "FAIL"} ${row.name}: ${row.note}`);
