@@ -1,7 +1,7 @@
 import type { Holder } from "@/domain/core/claim-holders.ts";
 import { DomainError, recovery } from "@/domain/core/errors.ts";
 import { identityName } from "@/domain/core/actor.ts";
-import { fileKey } from "@/shared/file-path.ts";
+import { entriesOverlap } from "@/shared/file-path.ts";
 import { identityKey, type QueuedRequest, requestName } from "./queue.ts";
 
 /** One identity of a wait-for cycle as `409 DEADLOCK` reports it. */
@@ -26,13 +26,14 @@ interface Edge {
 
 /**
  * The wait-for graph of the project: an identity waits for the holder of each file of its waiting
- * requests and for every earlier waiter of that file (they are granted it first). Identities are
+ * requests and for every earlier waiter of that file (they are granted it first); entries compare by the
+ * overlap rule (a directory holder blocks a file under it). Identities are
  * agents and sub-agents, each its own. Answers identity key -> edges, plus names.
  */
-function waitGraph(waiting: QueuedRequest[], holders: Map<string, Holder>) {
+function waitGraph(waiting: QueuedRequest[], holders: Holder[]) {
   const edges = new Map<string, Edge[]>();
   const names = new Map<string, string>();
-  for (const h of holders.values()) names.set(identityKey(h), identityName(h.agentName, h.subAgentName));
+  for (const h of holders) names.set(identityKey(h), identityName(h.agentName, h.subAgentName));
   const add = (from: string, to: string, file: string) => {
     if (from === to) return;
     const list = edges.get(from) ?? [];
@@ -45,10 +46,9 @@ function waitGraph(waiting: QueuedRequest[], holders: Map<string, Holder>) {
     const me = identityKey(r);
     names.set(me, requestName(r));
     for (const file of r.files) {
-      const holder = holders.get(fileKey(file));
-      if (holder) add(me, identityKey(holder), file);
+      for (const h of holders.filter((h) => entriesOverlap(h.file, file))) add(me, identityKey(h), file);
       for (const earlier of waiting.slice(0, i)) {
-        if (earlier.files.some((f) => fileKey(f) === fileKey(file))) add(me, identityKey(earlier), file);
+        if (earlier.files.some((f) => entriesOverlap(f, file))) add(me, identityKey(earlier), file);
       }
     }
   });
@@ -61,28 +61,27 @@ function waitGraph(waiting: QueuedRequest[], holders: Map<string, Holder>) {
  * it waits for; the requester's `waitsFor` are the refused request's files) and recovery
  * `RELEASE_HELD_FILES`. Call it under the project's claim lock, before the request is written.
  */
-export function refuseDeadlock(waiter: NewWaiter, waiting: QueuedRequest[], holders: Map<string, Holder>) {
+export function refuseDeadlock(waiter: NewWaiter, waiting: QueuedRequest[], holders: Holder[]) {
   const { edges, names } = waitGraph(waiting, holders);
   const me = identityKey(waiter);
   names.set(me, identityName(waiter.agentName, waiter.subAgentName));
   const first: Edge[] = [];
   for (const file of waiter.files) {
     const targets = new Set<string>();
-    const holder = holders.get(fileKey(file));
-    if (holder) targets.add(identityKey(holder));
+    for (const h of holders.filter((h) => entriesOverlap(h.file, file))) targets.add(identityKey(h));
     for (const r of waiting) {
-      if (r.files.some((f) => fileKey(f) === fileKey(file))) targets.add(identityKey(r));
+      if (r.files.some((f) => entriesOverlap(f, file))) targets.add(identityKey(r));
     }
     targets.delete(me);
     for (const to of targets) first.push({ to, files: [file] });
   }
   const path = findPath(first, edges, me);
   if (!path) return;
-  const cycleFiles = new Set(path.flatMap((e) => e.files.map(fileKey)));
+  const cycleFiles = path.flatMap((e) => e.files);
   const nodes = [me, ...path.slice(0, -1).map((e) => e.to)];
   const cycle: CycleEntry[] = nodes.map((node, i) => ({
     claimantName: names.get(node) ?? node,
-    holds: [...holders.values()].filter((h) => identityKey(h) === node && cycleFiles.has(fileKey(h.file)))
+    holds: holders.filter((h) => identityKey(h) === node && cycleFiles.some((f) => entriesOverlap(f, h.file)))
       .map((h) => h.file),
     waitsFor: i === 0 ? waiter.files : [...new Set(path[i]!.files)],
   }));

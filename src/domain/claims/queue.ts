@@ -3,10 +3,10 @@ import type { Db, DbOrTrx, Trx } from "@/db/database.ts";
 import { identityName } from "@/domain/core/actor.ts";
 import { DomainError } from "@/domain/core/errors.ts";
 import { lockProjectClaims } from "@/domain/core/claim-lock.ts";
-import { type Holder, liveHolders } from "@/domain/core/claim-holders.ts";
+import { liveHolders } from "@/domain/core/claim-holders.ts";
 import { CLAIM_GRACE_MS } from "@/domain/core/claim-policy.ts";
 import { recordEvent } from "@/domain/core/record-event.ts";
-import { entriesOverlap, fileKey } from "@/shared/file-path.ts";
+import { entriesOverlap } from "@/shared/file-path.ts";
 import { acquireClaims } from "./acquire.ts";
 import type { AcquireInput } from "./types.ts";
 
@@ -211,11 +211,6 @@ export async function settleAllQueues(db: Db, now: Date): Promise<number> {
     await db.transaction().execute((trx) => grantWaiting(trx, row.project_id, now));
   }
   return rows.length;
-}
-
-/** Live holders by file key (helper of the queue's answers). */
-export function holdersByFile(holders: Holder[]): Map<string, Holder> {
-  return new Map(holders.map((h) => [fileKey(h.file), h]));
 }
 
 /** `agentName` or `agentName/subAgentName` of a waiting request. */

@@ -1,6 +1,6 @@
 import type { Holder } from "@/domain/core/claim-holders.ts";
 import { identityName } from "@/domain/core/actor.ts";
-import { fileKey } from "@/shared/file-path.ts";
+import { entriesOverlap } from "@/shared/file-path.ts";
 import { identityKey, type QueuedRequest } from "./queue.ts";
 
 export type ClaimRequestStatus = "waiting" | "granted" | "expired" | "cancelled";
@@ -29,21 +29,20 @@ export interface StoredRequest extends QueuedRequest {
 /**
  * The view of `r`: for a waiting request, `position` (for each file that is held by another identity or
  * has earlier waiters, the number of waiting requests ahead of it, 0 = next) and `holders` (each held
- * file's claimant); `waiting` is the project's waiting requests, `holders` the live holders by file key.
+ * file's claimant); `waiting` is the project's waiting requests, `holders` the live holders (entries compared by the overlap rule).
  */
 export function requestView(
   r: QueuedRequest & { status?: ClaimRequestStatus; endedAt?: Date | null },
   waiting: QueuedRequest[],
-  holders: Map<string, Holder>,
+  holders: Holder[],
 ): ClaimRequestView {
   const status = r.status ?? "waiting";
   const position: Record<string, number> = {};
   const held: Record<string, string> = {};
   if (status === "waiting") {
     for (const file of r.files) {
-      const ahead = waiting.filter((w) => w.seq < r.seq && w.files.some((f) => fileKey(f) === fileKey(file)));
-      const holder = holders.get(fileKey(file));
-      const other = holder && identityKey(holder) !== identityKey(r) ? holder : undefined;
+      const ahead = waiting.filter((w) => w.seq < r.seq && w.files.some((f) => entriesOverlap(f, file)));
+      const other = holders.find((h) => entriesOverlap(h.file, file) && identityKey(h) !== identityKey(r));
       if (other) held[file] = identityName(other.agentName, other.subAgentName);
       if (other || ahead.length > 0) position[file] = ahead.length;
     }

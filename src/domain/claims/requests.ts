@@ -2,7 +2,7 @@ import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { DomainError } from "@/domain/core/errors.ts";
 import { liveHolders } from "@/domain/core/claim-holders.ts";
-import { grantWaiting, holdersByFile, settleQueue, waitingRequests } from "./queue.ts";
+import { grantWaiting, settleQueue, waitingRequests } from "./queue.ts";
 import {
   type ClaimRequestStatus,
   type ClaimRequestView,
@@ -61,7 +61,7 @@ async function viewsOf(db: DbOrTrx, ctx: ActorCtx, rows: StoredRequest[]): Promi
   const now = ctx.clock.now();
   const waiting = rows.some((r) => r.status === "waiting") ? await waitingRequests(db, projectId) : [];
   const files = [...new Set(rows.filter((r) => r.status === "waiting").flatMap((r) => r.files))];
-  const holders = holdersByFile(await liveHolders(db, projectId, files, now));
+  const holders = await liveHolders(db, projectId, files, now);
   const claimIds = rows.flatMap((r) => r.status === "granted" && r.claimId ? [r.claimId] : []);
   const claimFiles = claimIds.length === 0 ? [] : await db.selectFrom("claim_files as f")
     .innerJoin("claims as c", "c.id", "f.claim_id")

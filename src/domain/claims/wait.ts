@@ -5,14 +5,7 @@ import { toJson } from "@/db/tables/types.ts";
 import { entriesOverlap, fileKey } from "@/shared/file-path.ts";
 import { acquireClaims, conflictError, splitFiles } from "./acquire.ts";
 import { refuseDeadlock } from "./deadlock.ts";
-import {
-  grantWaiting,
-  holdersByFile,
-  identityKey,
-  type QueuedRequest,
-  requestName,
-  waitingRequests,
-} from "./queue.ts";
+import { grantWaiting, identityKey, type QueuedRequest, requestName, waitingRequests } from "./queue.ts";
 import type { AcquireInput, AcquireResult } from "./types.ts";
 import { type ClaimRequestView, requestView } from "./request-view.ts";
 
@@ -45,11 +38,10 @@ export async function claimOrWait(trx: Trx, input: AcquireInput, waitSeconds: nu
   if (split.conflicts.length === 0 && queued.length === 0) {
     return { claimed: await acquireClaims(trx, input) };
   }
-  const holders = holdersByFile(live);
   refuseOverLimit(input, waiting);
-  refuseDeadlock(input, waiting, holders);
+  refuseDeadlock(input, waiting, live);
   const row = await insertRequest(trx, input, waitSeconds);
-  return { request: requestView(row, [...waiting, row], holders) };
+  return { request: requestView(row, [...waiting, row], live) };
 }
 
 /** `409 QUEUE_FULL`: the identity already waits 5 times, or a file has 50 waiting requests. */
