@@ -387,3 +387,28 @@ test("CLAIMQ-2 POST /begin never takes a free file other agents wait for (409 CO
   });
   assert.equal(ok.status, 200, ok.text);
 });
+
+test("CLAIMQ-4 CLAIMQ-5 a cycle through a directory claim is a deadlock; a waiter on a file under a held directory is granted on its release", async () => {
+  const { projectId } = await newProject();
+  const a = await pairAgent(projectId);
+  const b = await pairAgent(projectId);
+  assert.equal((await claim(a.token, { files: ["src/auth/"] })).status, 200);
+  assert.equal((await claim(b.token, { files: ["lib/x.ts"] })).status, 200);
+  // b waits for a file under a's directory: position 0, a named as its holder.
+  const waiting = await claim(b.token, { files: ["src/auth/token.ts#parse"], waitSeconds: 600 });
+  assert.equal(waiting.status, 202, waiting.text);
+  assert.deepEqual(waiting.body.data.request.holders, { "src/auth/token.ts#parse": a.name });
+  assert.deepEqual(waiting.body.data.request.position, { "src/auth/token.ts#parse": 0 });
+  // a now waits for b's file: a -> b -> a through the directory.
+  const refused = await claim(a.token, { files: ["lib/x.ts"], waitSeconds: 600 });
+  assert.equal(refused.status, 409, refused.text);
+  assert.equal(refused.body.error.code, "DEADLOCK");
+  assert.deepEqual(refused.body.error.details.cycle, [
+    { claimantName: a.name, holds: ["src/auth/**"], waitsFor: ["lib/x.ts"] },
+    { claimantName: b.name, holds: ["lib/x.ts"], waitsFor: ["src/auth/token.ts#parse"] },
+  ]);
+  // a releases the directory: b is granted the symbol in the same transaction.
+  await call("POST", "/release", { token: a.token, body: { files: ["src/auth/"] } });
+  const granted = await call("GET", `/claim/requests/${waiting.body.data.request.id}`, { token: b.token });
+  assert.equal(granted.body.data.status, "granted", granted.text);
+});
