@@ -411,4 +411,6 @@ test("CLAIMQ-4 CLAIMQ-5 a cycle through a directory claim is a deadlock; a waite
   await call("POST", "/release", { token: a.token, body: { files: ["src/auth/"] } });
   const granted = await call("GET", `/claim/requests/${waiting.body.data.request.id}`, { token: b.token });
   assert.equal(granted.body.data.status, "granted", granted.text);
+  // The granted claim carries its fence (issue 25), greater than the released directory's.
+  assert.ok(granted.body.data.claims[0].fence > 0, granted.text);
 });

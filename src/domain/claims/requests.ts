@@ -65,7 +65,7 @@ async function viewsOf(db: DbOrTrx, ctx: ActorCtx, rows: StoredRequest[]): Promi
   const claimIds = rows.flatMap((r) => r.status === "granted" && r.claimId ? [r.claimId] : []);
   const claimFiles = claimIds.length === 0 ? [] : await db.selectFrom("claim_files as f")
     .innerJoin("claims as c", "c.id", "f.claim_id")
-    .select(["f.claim_id", "f.file", "c.claimed_at", "c.expires_at"])
+    .select(["f.claim_id", "f.file", "f.fence", "c.claimed_at", "c.expires_at"])
     .where("f.claim_id", "in", claimIds).orderBy("f.file").execute();
   return rows.map((r) => {
     const view = requestView(r, waiting, holders);
@@ -74,6 +74,7 @@ async function viewsOf(db: DbOrTrx, ctx: ActorCtx, rows: StoredRequest[]): Promi
       file: f.file,
       claimedAt: new Date(f.claimed_at).toISOString(),
       expiresAt: new Date(f.expires_at).toISOString(),
+      fence: Number(f.fence),
     }));
     return { ...view, claims };
   });
