@@ -76,6 +76,12 @@ async function send(req: BuiltRequest) {
   });
   try {
     const res = await Promise.race([e.fetch(req.url, init), timeout]);
+    const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+    if (contentType === "text/event-stream") {
+      // A stream (GET /events/stream) never ends by itself: its status and headers are the answer.
+      await res.body?.cancel();
+      return { status: res.status, headers: res.headers, contentType, text: "", json: undefined };
+    }
     const text = await res.text();
     let json: unknown = undefined;
     try {
@@ -83,7 +89,6 @@ async function send(req: BuiltRequest) {
     } catch {
       json = undefined;
     }
-    const contentType = (res.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
     return { status: res.status, headers: res.headers, contentType, text, json };
   } finally {
     clearTimeout(timer);
