@@ -240,7 +240,7 @@ export const cancelClaimRequestRoute = defineRoute({
     200: { description: "Cancelled", ...json(ClaimRequestResponse) },
     ...errorResponses(404, 409),
   },
-}, { scope: "write:claim", cost: 1, staleExempt: true });
+}, { scope: "write:claim", cost: 2, staleExempt: true });
 
 /** Claims routes. */
 export function registerClaims(api: OpenAPIHono<AppEnv>): void {

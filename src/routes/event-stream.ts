@@ -49,7 +49,7 @@ export const eventStreamRoute = defineRoute({
   tags: ["Context and events"],
   summary: "Stream the project's event feed (Server-Sent Events)",
   description: [
-    "Extension of the spec: the feed of GET /events pushed as Server-Sent Events, with the same",
+    "Extension of the spec (our design): the feed of GET /events pushed as Server-Sent Events, with the same",
     "authentication and scopes (any valid token, no scope; cost 1 at opening). Each event is sent once, in",
     "order, as `id: <cursor>` and `data: <the event exactly as GET /events shows it>`; the `id` is the feed",
     "cursor after that event. Without `Last-Event-ID` or `since` the stream starts at the end of the feed",

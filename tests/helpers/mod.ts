@@ -101,6 +101,11 @@ export async function callOn(e: TestEnv, method: string, path: string, options: 
     ? path
     : `/api${path}`;
   const res = await e.fetch(url, { method, headers, body: body ?? null });
+  if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+    // A stream (GET /events/stream) never ends by itself: its status and headers are the answer here.
+    await res.body?.cancel();
+    return { status: res.status, headers: res.headers, body: null, text: "" } as ApiResponse;
+  }
   const text = await res.text();
   let parsed: any = null;
   try {

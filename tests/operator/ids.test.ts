@@ -31,7 +31,23 @@ const VALID_BODIES: Record<string, () => Promise<Record<string, unknown>>> = {
   "POST /projects/:projectId/agents/:agentId/revoke": () => Promise.resolve({}),
   "DELETE /sessions/:sessionId": () => Promise.resolve({}),
   "DELETE /projects/:projectId/members/:userId": () => Promise.resolve({}),
+  // Webhook endpoints (issue 26), of a project and of an organisation.
+  ...webhookBodies("projects/:projectId"),
+  ...webhookBodies("orgs/:orgId"),
 };
+
+function webhookBodies(owner: string): Record<string, () => Promise<Record<string, unknown>>> {
+  const none = () => Promise.resolve({});
+  return {
+    [`POST /${owner}/webhooks`]: () => Promise.resolve({ url: "https://hooks.example.com/x", events: ["*"] }),
+    [`PATCH /${owner}/webhooks/:webhookId`]: () => Promise.resolve({ description: "renamed" }),
+    [`DELETE /${owner}/webhooks/:webhookId`]: none,
+    [`POST /${owner}/webhooks/:webhookId/disable`]: none,
+    [`POST /${owner}/webhooks/:webhookId/enable`]: none,
+    [`POST /${owner}/webhooks/:webhookId/rotate-secret`]: none,
+    [`POST /${owner}/webhooks/:webhookId/deliveries/:deliveryId/redeliver`]: none,
+  };
+}
 
 function idRoutes(): { method: string; path: string; params: string[] }[] {
   const seen = new Set<string>();

@@ -5,6 +5,8 @@ import { call, newProject, pairAgent, test } from "../helpers/mod.ts";
 /** The spec's unit cost of an operation (RATE-003..010, operator contract decision on /ticket). */
 function expectedCost(method: string, path: string): number {
   if (method === "post" && path === "/ticket/batch") return 6;
+  // Extension (issue 25): a read question sent as POST (its body carries up to 500 entries) costs a read.
+  if (method === "post" && path === "/claim/verify") return 1;
   if (path === "/ticket" || path.startsWith("/ticket/")) return 3;
   if (method === "get" && (path === "/context" || path === "/search")) return 3;
   return method === "get" ? 1 : 2;

@@ -418,6 +418,67 @@ const EXPECTED: Record<string, Expected> = {
   "GET /context": { auth: "bearer", cost: 3, req: () => ({ path: "/context?compact=true" }) },
   "GET /context/more": { auth: "bearer", cost: 1, req: () => ({ path: "/context/more?section=ledger" }) },
   "GET /events": { auth: "bearer", design: true, cost: 1, req: () => ({ path: "/events" }) },
+  // Extensions (issues 24 to 26): our design, each stating its scope.
+  "GET /claim/requests": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    req: () => ({ path: "/claim/requests" }),
+  },
+  "GET /claim/requests/{id}": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    req: () => ({ path: `/claim/requests/${uuid()}` }),
+  },
+  "DELETE /claim/requests/{id}": {
+    auth: "bearer",
+    scope: "write:claim",
+    cost: 2,
+    req: () => ({ path: `/claim/requests/${uuid()}` }),
+  },
+  "POST /claim/verify": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    req: () => ({ path: "/claim/verify", body: { files: ["src/matrix.ts"] } }),
+  },
+  "POST /claim/release-requests": {
+    auth: "bearer",
+    scope: "write:claim",
+    cost: 2,
+    req: () => ({ path: "/claim/release-requests", body: { files: ["src/nobody-holds.ts"] } }),
+  },
+  "GET /claim/release-requests": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    req: () => ({ path: "/claim/release-requests" }),
+  },
+  "GET /claim/release-requests/{requestId}": {
+    auth: "bearer",
+    scope: "read:board",
+    cost: 1,
+    req: () => ({ path: `/claim/release-requests/${uuid()}` }),
+  },
+  "POST /claim/release-requests/{requestId}/answer": {
+    auth: "bearer",
+    scope: "write:claim",
+    cost: 2,
+    req: () => ({ path: `/claim/release-requests/${uuid()}/answer`, body: { answer: "decline" } }),
+  },
+  "GET /ledger/checkpoints": {
+    auth: "bearer",
+    scope: "read:ledger",
+    cost: 1,
+    req: () => ({ path: "/ledger/checkpoints" }),
+  },
+  "GET /sprint/{sprintId}/plan": {
+    auth: "bearer",
+    cost: 1,
+    req: (m) => ({ path: `/sprint/${m.sprintId}/plan` }),
+  },
+  "GET /events/stream": { auth: "bearer", design: true, cost: 1, req: () => ({ path: "/events/stream" }) },
 };
 
 function randomIp(): string {

@@ -700,6 +700,36 @@ const PROBES: Record<string, Probe[]> = {
       build: () => ({ path: "/events", query: { since: CURSORS.events, limit: "500" } }),
     },
   ],
+  // Extensions (issues 24 to 26).
+  "GET /sprint/{sprintId}/plan": [{
+    name: "A's sprint",
+    expect: "not-found",
+    build: (v) => ({ path: `/sprint/${v.sprintId}/plan` }),
+  }],
+  "POST /claim/verify": [{
+    name: "A's claimed file",
+    expect: "same",
+    build: (v) => ({ path: "/claim/verify", body: { files: [v.file] } }),
+  }],
+  "POST /claim/release-requests": [{
+    name: "A's claimed file",
+    expect: "same",
+    build: (v) => ({ path: "/claim/release-requests", body: { files: [v.file] } }),
+  }],
+  "GET /claim/requests": [{ name: "plain", expect: "no-leak", build: () => ({ path: "/claim/requests" }) }],
+  "GET /claim/release-requests": [
+    { name: "own", expect: "no-leak", build: () => ({ path: "/claim/release-requests" }) },
+    {
+      name: "incoming",
+      expect: "no-leak",
+      build: () => ({ path: "/claim/release-requests", query: { incoming: "true" } }),
+    },
+  ],
+  "GET /ledger/checkpoints": [{
+    name: "plain",
+    expect: "no-leak",
+    build: () => ({ path: "/ledger/checkpoints" }),
+  }],
 };
 
 /**
@@ -720,6 +750,15 @@ const NOT_DRIVEN: Record<string, string> = {
   "GET /oauth/authorize":
     "a browser page of the signed-in user's own projects (tests/oauth/authorize.test.ts)",
   "POST /oauth/authorize": "approving a project the user is not a member of is refused (OAUTH-040 test)",
+  "GET /claim/requests/{id}": "A has no wait requests here; another agent's request is 404 (CLAIMQ-1 tests)",
+  "DELETE /claim/requests/{id}":
+    "A has no wait requests here; another agent's request is 404 (CLAIMQ-1 tests)",
+  "GET /claim/release-requests/{requestId}":
+    "A has no release requests here; a third agent reading one gets 404 (CLAIMQ-3 tests)",
+  "POST /claim/release-requests/{requestId}/answer":
+    "A has no release requests here; only the holder may answer (CLAIMQ-3 tests)",
+  "GET /events/stream":
+    "never ends by itself; it sends GET /events's feed of the caller's project (PUSH-4 tests)",
 };
 
 const ANONYMOUS: Actor = { label: "anonymous", token: "" };
