@@ -230,11 +230,11 @@ test(
           await leaf.waitFor({ timeout: 15_000 });
           await w.page.locator('g[data-folder="lib/live"]').waitFor();
           assert.equal(await w.page.evaluate("window.__noReload"), 1, "updated without a reload");
-          await agents.waitForFunction(
-            `document.querySelectorAll('g[data-lane="${s.dev.name}"] circle[data-kind="claim"]').length > ${before}`,
-            undefined,
-            { timeout: 15_000 },
-          );
+          // Polled through the locator (a string predicate would need 'unsafe-eval', which the CSP refuses).
+          for (let waited = 0; (await lane.count()) <= before; waited += 200) {
+            assert.ok(waited < 15_000, "the timeline shows the new claim");
+            await new Promise((r) => setTimeout(r, 200));
+          }
           await w.page.goto(`${s.base}/sprints/${s.sprintId}`);
           assert.equal(
             await w.page.locator('[data-picture="burndown"] polyline[data-series="remaining"]').count(),
