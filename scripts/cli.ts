@@ -10,7 +10,7 @@
  */
 import { ALL_SCOPES } from "@/domain/core/scopes.ts";
 import { verifyLedger } from "./ledger-verify.ts";
-import { adminPath, type AdminRoute, adminRoutes as r } from "@/admin/routes.ts";
+import { adminPath, type AdminRoute, adminRoutes as r, webhookRouteGroups } from "@/admin/routes.ts";
 import {
   AGENT_ROLES,
   MEMBER_ROLES,
@@ -110,35 +110,13 @@ function webhookCommands(): Command[] {
       noun: "webhook",
       flag: "--project PROJECT_ID",
       owner: (f: Flags) => ({ projectId: required(f, "project") }),
-      routes: {
-        create: r.createProjectWebhook,
-        list: r.listProjectWebhooks,
-        get: r.getProjectWebhook,
-        update: r.updateProjectWebhook,
-        disable: r.disableProjectWebhook,
-        enable: r.enableProjectWebhook,
-        remove: r.deleteProjectWebhook,
-        rotate: r.rotateProjectWebhookSecret,
-        deliveries: r.listProjectWebhookDeliveries,
-        redeliver: r.redeliverProjectWebhook,
-      },
+      routes: webhookRouteGroups.project,
     },
     {
       noun: "partner-webhook",
       flag: "--org ORG_ID",
       owner: (f: Flags) => ({ orgId: required(f, "org") }),
-      routes: {
-        create: r.createOrgWebhook,
-        list: r.listOrgWebhooks,
-        get: r.getOrgWebhook,
-        update: r.updateOrgWebhook,
-        disable: r.disableOrgWebhook,
-        enable: r.enableOrgWebhook,
-        remove: r.deleteOrgWebhook,
-        rotate: r.rotateOrgWebhookSecret,
-        deliveries: r.listOrgWebhookDeliveries,
-        redeliver: r.redeliverOrgWebhook,
-      },
+      routes: webhookRouteGroups.org,
     },
   ];
   const out: Command[] = [];
@@ -208,7 +186,7 @@ function webhookCommands(): Command[] {
         name: `${noun} delete`,
         args: `${flag} ID`,
         help: "Deletes an endpoint and its deliveries.",
-        route: w.remove,
+        route: w.delete,
         params: one,
         text: titled("deleted webhook endpoint"),
       },
@@ -216,7 +194,7 @@ function webhookCommands(): Command[] {
         name: `${noun} rotate-secret`,
         args: `${flag} ID`,
         help: "New signing secret (shown once); the old one keeps signing beside it for 24 hours.",
-        route: w.rotate,
+        route: w.rotateSecret,
         params: one,
         body: () => ({}),
         text: titled("new webhook secret (shown once: keep it now)"),

@@ -15,7 +15,7 @@ import { listDeliveries, redeliver } from "@/domain/webhooks/deliveries.ts";
 import { ID_PATTERN, LedgerExportQuery, PageQuery } from "@/contracts/operator.ts";
 import { chainPage, operatorCheckpoints } from "@/domain/audit/export.ts";
 import { serviceCtx } from "@/http/env.ts";
-import { adminRoutes as r } from "./routes.ts";
+import { adminRoutes as r, webhookRouteGroups } from "./routes.ts";
 import { operatorDocumentText } from "./openapi.ts";
 
 /** `limit` (1 to 100, default 50) and `cursor` of a list; 400 VALIDATION_ERROR otherwise. */
@@ -240,8 +240,11 @@ const hookCtx = (c: AdminContext): webhooks.WebhookCtx => ({
 /** The webhook routes of projects and, as partner endpoints, of organisations (same shape). */
 function webhookRoutes(admin: OpenAPIHono<AppEnv>): void {
   const owners = [
-    { routes: projectHooks, owner: (ids: Record<string, string>) => ({ projectId: ids.projectId! }) },
-    { routes: orgHooks, owner: (ids: Record<string, string>) => ({ orgId: ids.orgId! }) },
+    {
+      routes: webhookRouteGroups.project,
+      owner: (ids: Record<string, string>) => ({ projectId: ids.projectId! }),
+    },
+    { routes: webhookRouteGroups.org, owner: (ids: Record<string, string>) => ({ orgId: ids.orgId! }) },
   ];
   for (const { routes: w, owner } of owners) {
     serve(
@@ -288,12 +291,12 @@ function webhookRoutes(admin: OpenAPIHono<AppEnv>): void {
     );
     serve(
       admin,
-      w.remove,
+      w.delete,
       async (c, ids) => ok(c, await webhooks.deleteEndpoint(hookCtx(c), owner(ids), ids.webhookId!)),
     );
     serve(
       admin,
-      w.rotate,
+      w.rotateSecret,
       async (c, ids) => ok(c, await webhooks.rotateSecret(hookCtx(c), owner(ids), ids.webhookId!)),
     );
     serve(
@@ -308,31 +311,6 @@ function webhookRoutes(admin: OpenAPIHono<AppEnv>): void {
     );
   }
 }
-
-const projectHooks = {
-  create: r.createProjectWebhook,
-  list: r.listProjectWebhooks,
-  get: r.getProjectWebhook,
-  update: r.updateProjectWebhook,
-  disable: r.disableProjectWebhook,
-  enable: r.enableProjectWebhook,
-  remove: r.deleteProjectWebhook,
-  rotate: r.rotateProjectWebhookSecret,
-  deliveries: r.listProjectWebhookDeliveries,
-  redeliver: r.redeliverProjectWebhook,
-};
-const orgHooks = {
-  create: r.createOrgWebhook,
-  list: r.listOrgWebhooks,
-  get: r.getOrgWebhook,
-  update: r.updateOrgWebhook,
-  disable: r.disableOrgWebhook,
-  enable: r.enableOrgWebhook,
-  remove: r.deleteOrgWebhook,
-  rotate: r.rotateOrgWebhookSecret,
-  deliveries: r.listOrgWebhookDeliveries,
-  redeliver: r.redeliverOrgWebhook,
-};
 
 /** Reads: every collection lists (newest first, paged) and reads one by id. */
 function reads(admin: OpenAPIHono<AppEnv>): void {

@@ -150,6 +150,8 @@ function webhookRoutes<const B extends string>(base: B, who: "Project" | "Org") 
 
 const projectWebhooks = webhookRoutes("/projects/{projectId}", "Project");
 const orgWebhooks = webhookRoutes("/orgs/{orgId}", "Org");
+/** The ten webhook routes of a project and of an organisation, by verb (served and driven alike). */
+export const webhookRouteGroups = { project: projectWebhooks, org: orgWebhooks };
 
 export const adminRoutes = {
   createOrg: write("post", "/orgs", "createOrg", "Creates an organization", OrgCreateBody, 201),

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { test } from "../helpers/mod.ts";
+import { collect, freePort, waitForLine } from "../helpers/process.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PG = Deno.env.get("TEST_DATABASE_URL") ?? "";
@@ -60,34 +61,6 @@ function freezableProxy(target: URL) {
       }
     },
   };
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-/** Reads stdout lines until one matches. */
-async function waitForLine(lines: string[], re: RegExp, ms = 20_000): Promise<string> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const hit = lines.find((l) => re.test(l));
-    if (hit) return hit;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no line matching ${re} within ${ms} ms:\n${lines.join("\n")}`);
-}
-
-function collect(stream: ReadableStream<Uint8Array>, lines: string[]): Promise<void> {
-  return stream.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({
-      write(chunk) {
-        lines.push(...chunk.split("\n").filter((l) => l !== ""));
-      },
-    }),
-  );
 }
 
 test(

@@ -5,39 +5,13 @@ import { workerCount } from "@/cluster.ts";
 import { startupLines } from "@/startup-lines.ts";
 import { Metrics } from "@/http/metrics.ts";
 import { test } from "../helpers/mod.ts";
+import { collect, freePort, waitForLine } from "../helpers/process.ts";
 
 /** Issue 27.2: every core. The service runs SVC_WORKERS workers on one port; PGlite keeps one and says so. */
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PG = Deno.env.get("TEST_DATABASE_URL") ?? "";
 const NEEDS_PG = { ignore: PG === "", reason: "needs TEST_DATABASE_URL (PostgreSQL)" };
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-async function waitForLine(lines: string[], re: RegExp, ms = 30_000): Promise<string> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    const hit = lines.find((l) => re.test(l));
-    if (hit) return hit;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no line matching ${re} within ${ms} ms:\n${lines.join("\n")}`);
-}
-
-function collect(stream: ReadableStream<Uint8Array>, lines: string[]): Promise<void> {
-  return stream.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({
-      write(chunk) {
-        lines.push(...chunk.split("\n").filter((l) => l !== ""));
-      },
-    }),
-  );
-}
 
 /** One `GET /health` on a fresh TCP connection (the kernel picks the worker per connection). */
 async function healthOnNewConnection(port: number): Promise<{ worker: string | null; body: unknown }> {

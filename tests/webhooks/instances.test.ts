@@ -12,6 +12,7 @@ import { startTestEnv } from "../helpers/env.ts";
 import { startBackgroundWork } from "@/worker.ts";
 import { test } from "../helpers/mod.ts";
 import { type Received, receiver } from "./helpers.ts";
+import { freePort } from "../helpers/process.ts";
 
 const destinations = { allowLoopback: true };
 
@@ -36,13 +37,6 @@ async function events(db: Db, clock: Clock, projectId: string, n: number) {
       })
     );
   }
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** Each seq once and in order (at-least-once allows a repeat only after a crash, not here). */

@@ -33,25 +33,28 @@ export function identityKey(who: { agentId: string; subAgentName: string | null 
   return `${who.agentId}/${who.subAgentName ?? ""}`;
 }
 
+/** A claim request's columns as `QueuedRequest` names them (`claim_requests as r` joined to `agents as a`). */
+export const REQUEST_COLUMNS = [
+  "r.id",
+  "r.seq",
+  "r.agent_id as agentId",
+  "a.name as agentName",
+  "a.status as agentStatus",
+  "r.sub_agent_name as subAgentName",
+  "r.session_id as sessionId",
+  "r.ticket_id as ticketId",
+  "r.files",
+  "r.estimated_seconds as estimatedSeconds",
+  "r.allow_sub_agents as allowSubAgents",
+  "r.commit_sha as commitSha",
+  "r.created_at as createdAt",
+  "r.expires_at as expiresAt",
+] as const;
+
 /** The project's waiting requests, in arrival order (inside the claim lock for a decision). */
 export async function waitingRequests(db: DbOrTrx, projectId: string): Promise<QueuedRequest[]> {
   const rows = await db.selectFrom("claim_requests as r").innerJoin("agents as a", "a.id", "r.agent_id")
-    .select([
-      "r.id",
-      "r.seq",
-      "r.agent_id as agentId",
-      "a.name as agentName",
-      "a.status as agentStatus",
-      "r.sub_agent_name as subAgentName",
-      "r.session_id as sessionId",
-      "r.ticket_id as ticketId",
-      "r.files",
-      "r.estimated_seconds as estimatedSeconds",
-      "r.allow_sub_agents as allowSubAgents",
-      "r.commit_sha as commitSha",
-      "r.created_at as createdAt",
-      "r.expires_at as expiresAt",
-    ])
+    .select(REQUEST_COLUMNS)
     .where("r.project_id", "=", projectId).where("r.status", "=", "waiting").orderBy("r.seq").execute();
   return rows.map((r) => ({
     ...r,

@@ -2,7 +2,7 @@ import type { DbOrTrx } from "@/db/database.ts";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { DomainError } from "@/domain/core/errors.ts";
 import { liveHolders } from "@/domain/core/claim-holders.ts";
-import { grantWaiting, settleQueue, waitingRequests } from "./queue.ts";
+import { grantWaiting, REQUEST_COLUMNS, settleQueue, waitingRequests } from "./queue.ts";
 import {
   type ClaimRequestStatus,
   type ClaimRequestView,
@@ -19,20 +19,7 @@ async function ownRequests(
   const { actor } = ctx;
   let query = db.selectFrom("claim_requests as r").innerJoin("agents as a", "a.id", "r.agent_id")
     .select([
-      "r.id",
-      "r.seq",
-      "r.agent_id as agentId",
-      "a.name as agentName",
-      "a.status as agentStatus",
-      "r.sub_agent_name as subAgentName",
-      "r.session_id as sessionId",
-      "r.ticket_id as ticketId",
-      "r.files",
-      "r.estimated_seconds as estimatedSeconds",
-      "r.allow_sub_agents as allowSubAgents",
-      "r.commit_sha as commitSha",
-      "r.created_at as createdAt",
-      "r.expires_at as expiresAt",
+      ...REQUEST_COLUMNS,
       "r.status",
       "r.ended_at as endedAt",
       "r.claim_id as claimId",
