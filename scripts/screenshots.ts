@@ -110,6 +110,12 @@ async function seed(e: TestEnv) {
     claimedAt: new Date(now - 25 * MIN),
     expiresAt: new Date(now + 3 * MIN),
   });
+  // dev2 waits for a file dev holds and asks for it: the claims map shows the queue and the request.
+  await rest(e, dev2.token, "POST", "/claim", { files: ["src/dashboard/views.tsx"], waitSeconds: 3600 });
+  await rest(e, dev2.token, "POST", "/claim/release-requests", {
+    files: ["src/dashboard/views.tsx"],
+    message: "I need views.tsx for the burndown legend",
+  });
   // The last hours of activity, for the timeline; earlier claims of the same files, for "Hot files".
   const agentsByName = [lead, dev, dev2, reviewer];
   const types = ["PROGRESS", "DECISION", "TESTED", "FOUND", "PROGRESS"] as const;

@@ -57,9 +57,9 @@ function workersLine(config: Config, state: StartupState): string {
   if (state.engine === "pglite") {
     const ignored = config.workers && config.workers > 1 ? ` (SVC_WORKERS=${config.workers} is ignored)` : "";
     return `1 worker: the embedded database (PGlite) belongs to one process${ignored}; on PostgreSQL ` +
-      "(DATABASE_URL) the service runs one worker per core, or SVC_WORKERS";
+      "(DATABASE_URL) SVC_WORKERS=N runs N workers";
   }
   return workers === 1
     ? "1 worker (SVC_WORKERS=1)"
-    : `${workers} workers share the port (SVC_WORKERS, default one per core); background work runs in worker 1`;
+    : `${workers} workers share the port (SVC_WORKERS); background work runs in worker 1`;
 }

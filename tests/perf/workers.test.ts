@@ -30,9 +30,9 @@ async function healthOnNewConnection(port: number): Promise<{ worker: string | n
   }
 }
 
-test("PERF2-1 the worker count: one per core by default on PostgreSQL, SVC_WORKERS when set, always 1 on PGlite", () => {
+test("PERF2-1 the worker count: 1 by default (the cluster is opt-in), SVC_WORKERS when set, always 1 on PGlite", () => {
   const pg = readConfig({ DATABASE_URL: "postgres://db/svc" });
-  assert.equal(workerCount(pg, "postgres"), Math.max(1, navigator.hardwareConcurrency));
+  assert.equal(workerCount(pg, "postgres"), 1);
   assert.equal(
     workerCount(readConfig({ DATABASE_URL: "postgres://db/svc", SVC_WORKERS: "3" }), "postgres"),
     3,
