@@ -1047,7 +1047,7 @@ export interface paths {
          *
          *     meta: `responseBytes` is the UTF-8 size of the serialized `data`; `refreshedToken` carries a replacement session token for the same session when yours is within 30 minutes of its 7-day limit (switch to it); `context` as on every call (schema MetaContext: unreadNotifications, expiringClaims, expiredClaims, ledgerStale; present only when one of them is non-zero).
          *
-         *     Delta (extension, issue 27): every answer carries `contextCursor`; `delta=<contextCursor>` answers with only the sections that changed since that answer (compared by per-section fingerprints), the new `contextCursor` and `unchangedSections` (schema ContextDelta), in compact and full mode alike.
+         *     Delta (extension, issue 27): every answer carries `contextCursor`; `since=<contextCursor>` (or `delta=<contextCursor>`) answers with only the sections that changed since that answer (compared by per-section fingerprints), the new `contextCursor` and `unchangedSections` (schema ContextDelta), in compact and full mode alike.
          *
          *     Errors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown `ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform` differs (case-insensitively) from the platform recorded for the token, with `details.tokenPlatform`, `details.requestedPlatform`, `details.tokenAgentName`; 429 RATE_LIMITED.
          */
@@ -3600,7 +3600,7 @@ export interface components {
             releaseRequests?: (components["schemas"]["ReleaseRequest"] & unknown)[];
             documents: components["schemas"]["ContextDocument"][];
             mcpUrl: string;
-            /** @description Extension (issue 27): on every answer. Send it back as `delta=<contextCursor>` to receive only the sections that changed since this answer */
+            /** @description Extension (issue 27): on every answer. Send it back as `since=<contextCursor>` (or `delta=`) to receive only the sections that changed since this answer */
             contextCursor?: string;
         };
         /** @description The caller's ticket in progress (else blocked, changes_requested or claimed), preferring the one of the acting sub-agent */
@@ -13758,7 +13758,7 @@ export interface operations {
                 thread_status?: string;
                 /** @description 0 to 50, default 20. 0 returns no updates and marks nothing read */
                 updates_limit?: number | null;
-                /** @description ISO 8601: only ledger entries created after it */
+                /** @description ISO 8601: only ledger entries created after it. Extension (issue 27): a `contextCursor` of an earlier answer instead (it starts with `c1.`) asks for the delta, as `delta` does; the ledger is then not limited by time */
                 since?: string;
                 /** @description Default false: system entries left out */
                 include_system_ledger?: "0" | "1" | "true" | "false";

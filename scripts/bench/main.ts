@@ -516,7 +516,7 @@ function deltaRows(base: string, light: Key[], compact: boolean): Workload[] {
         const whole = await request(base, "GET", `/api/context?${q}`, { token: k.key });
         const cursor = String(whole.body?.data?.contextCursor ?? "");
         if (i === 0) {
-          const delta = await request(base, "GET", `/api/context?${q}delta=${cursor}`, { token: k.key });
+          const delta = await request(base, "GET", `/api/context?${q}since=${cursor}`, { token: k.key });
           bytes = { delta: delta.text.length, whole: whole.text.length };
         }
         return cursor;
@@ -528,7 +528,7 @@ function deltaRows(base: string, light: Key[], compact: boolean): Workload[] {
         (100 * bytes.delta / bytes.whole).toFixed(0)
       }%)`
       : undefined;
-  const path = `/api/context?${q}delta={cursor}`;
+  const path = `/api/context?${q}since={cursor}`;
   return [
     {
       name: `GET /context delta ${mode}, unchanged small project`,

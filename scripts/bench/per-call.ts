@@ -84,10 +84,10 @@ for (let i = 0; i < KEYS; i++) {
 /** One call of a row: `i` is the call's number in its round, `turn` the key's own call number. */
 type Step = (k: { key: string; ticket: string }, i: string, turn: number) => Promise<unknown>;
 const cursors = new Map<string, string>();
-/** GET /context?delta= with the cursor of this key's previous answer (an unchanged project). */
+/** GET /context?since=<cursor> with the cursor of this key's previous answer (an unchanged project). */
 const delta = (compact: boolean): Step => async (k) => {
   const q = compact ? "compact=true&" : "";
-  const data = await api(k.key, "GET", `/api/context?${q}delta=${cursors.get(k.key + q) ?? ""}`);
+  const data = await api(k.key, "GET", `/api/context?${q}since=${cursors.get(k.key + q) ?? ""}`);
   cursors.set(k.key + q, data.contextCursor);
   return data;
 };

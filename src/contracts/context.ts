@@ -17,6 +17,14 @@ import { PlanItem } from "./sessions.ts";
 
 const Bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
+/**
+ * Extension (issue 27): a `contextCursor` is `c1.<scope>.<fingerprints>` (8 base64url characters each), never an
+ * ISO 8601 time, so `since` can carry either.
+ */
+export const CONTEXT_CURSOR = /^c1\.([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]*)$/;
+const CONTEXT_CURSOR_MAX = 2000;
+export const isContextCursor = (v: string): boolean => CONTEXT_CURSOR.test(v);
+
 const isIso8601 = (v: string) =>
   /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) &&
   !Number.isNaN(Date.parse(v));
@@ -38,8 +46,13 @@ export const ContextQuery = z.object({
   updates_limit: z.coerce.number().int().min(0).max(50).optional().openapi({
     description: "0 to 50, default 20. 0 returns no updates and marks nothing read",
   }),
-  since: z.string().max(64).refine(isIso8601, "Must be an ISO 8601 date or date-time").optional().openapi({
-    description: "ISO 8601: only ledger entries created after it",
+  since: z.string().max(CONTEXT_CURSOR_MAX).refine(
+    (v) => (v.length <= 64 && isIso8601(v)) || isContextCursor(v),
+    "Must be an ISO 8601 date or date-time",
+  ).optional().openapi({
+    description: "ISO 8601: only ledger entries created after it. Extension (issue 27): a `contextCursor` " +
+      "of an earlier answer instead (it starts with `c1.`) asks for the delta, as `delta` does; the ledger " +
+      "is then not limited by time",
     example: "2026-01-31T12:00:00Z",
   }),
   include_system_ledger: Bool.optional().openapi({ description: "Default false: system entries left out" }),
@@ -57,7 +70,7 @@ export const ContextQuery = z.object({
   ledger_sessionId: z.string().uuid().optional(),
   ledger_fileRef: FilePath.optional(),
   ledger_subAgent: z.string().min(1).max(64).optional(),
-  delta: z.string().max(2000).optional().openapi({
+  delta: z.string().max(CONTEXT_CURSOR_MAX).optional().openapi({
     description:
       "Extension (issue 27): the `contextCursor` of an earlier answer. The answer then holds only " +
       "the sections that changed since that answer, a new `contextCursor` and `unchangedSections` " +
@@ -397,13 +410,13 @@ export const ContextData = z.object({
   mcpUrl: z.string(),
   contextCursor: z.string().optional().openapi({
     description:
-      "Extension (issue 27): on every answer. Send it back as `delta=<contextCursor>` to receive " +
+      "Extension (issue 27): on every answer. Send it back as `since=<contextCursor>` (or `delta=`) to receive " +
       "only the sections that changed since this answer",
   }),
 }).openapi("Context");
 
 /**
- * Extension (issue 27): the answer to `GET /context?delta=<contextCursor>`: the sections that changed, the
+ * Extension (issue 27): the answer to `GET /context?since=<contextCursor>` (or `delta=`): the sections that changed, the
  * new cursor, and the names of the unchanged ones. Generic over the sections of `Context`.
  */
 export const ContextDeltaData = z.object({

@@ -5,6 +5,7 @@ import {
   ContextMoreResponse,
   ContextQuery,
   ContextResponse,
+  isContextCursor,
   MetaContext,
 } from "@/contracts/context.ts";
 import type { LedgerType } from "@/db/tables/work.ts";
@@ -47,8 +48,8 @@ export const contextRoute = defineRoute({
     `of its ${SESSION_MAX_AGE_MS / 86_400_000}-day limit`,
     "(switch to it); `context` as on every call (schema MetaContext: unreadNotifications,",
     "expiringClaims, expiredClaims, ledgerStale; present only when one of them is non-zero).",
-    "\n\nDelta (extension, issue 27): every answer carries `contextCursor`; `delta=<contextCursor>` answers",
-    "with only the sections that changed since that answer (compared by per-section fingerprints), the new",
+    "\n\nDelta (extension, issue 27): every answer carries `contextCursor`; `since=<contextCursor>` (or",
+    "`delta=<contextCursor>`) answers with only the sections that changed since that answer (compared by per-section fingerprints), the new",
     "`contextCursor` and `unchangedSections` (schema ContextDelta), in compact and full mode alike.",
     "\n\nErrors: 400 VALIDATION_ERROR (a parameter out of range, an unparseable `since`, an unknown",
     "`ledger_type`); 401 UNAUTHORIZED; 409 IDENTITY_MISMATCH when `X-Svc-Platform` or `expectedPlatform`",
@@ -100,13 +101,15 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
   // meta.context is typed loosely in the shared Meta schema; its documented shape is this component.
   api.openAPIRegistry.register("MetaContext", MetaContext);
   handle(api, contextRoute, async ({ c, ctx, query }) => {
+    // `since` carries either the spec's ISO time or (extension) a contextCursor asking for the delta.
+    const sinceCursor = query.since !== undefined && isContextCursor(query.since) ? query.since : undefined;
     const { data, dataJson, metaContext, refreshedToken } = await getContext(ctx, {
       compact: query.compact ?? false,
       ledgerLimit: query.ledger_limit,
       threadLimit: query.thread_limit,
       threadStatus: query.thread_status,
       updatesLimit: query.updates_limit,
-      since: query.since,
+      since: sinceCursor === undefined ? query.since : undefined,
       includeSystemLedger: query.include_system_ledger ?? false,
       includeAudit: query.include_audit ?? false,
       ledgerSource: query.ledger_source,
@@ -117,7 +120,7 @@ export function registerContext(api: OpenAPIHono<AppEnv>): void {
       include: list(query.include),
       expectedPlatform: query.expectedPlatform,
       headerPlatform: c.req.header("x-svc-platform"),
-      delta: query.delta,
+      delta: query.delta ?? sinceCursor,
     });
     c.set("metaContext", metaContext);
     const responseBytes = new TextEncoder().encode(dataJson).length;

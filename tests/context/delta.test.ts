@@ -83,3 +83,28 @@ test("PERF2-2 a cursor of another query, another agent, or no cursor at all: eve
     if (!query.includes("compact")) assert.deepEqual(sent.sort(), sections, query);
   }
 });
+
+test("PERF2-2 since=<contextCursor> asks for the delta as delta= does; an ISO since and an unparseable one keep the spec's meaning", async () => {
+  const { projectId } = await newProject();
+  const agent = await pairAgent(projectId);
+  const first = await context(agent.token);
+  const settled = await context(agent.token, `?since=${first.data.contextCursor}`);
+  assert.ok(Array.isArray(settled.data.unchangedSections), "since=<cursor> answers with a delta");
+  const viaSince = await context(agent.token, `?since=${settled.data.contextCursor}`);
+  const viaDelta = await context(agent.token, `?delta=${settled.data.contextCursor}`);
+  assert.deepEqual(viaSince.data, viaDelta.data);
+  assert.equal(
+    viaSince.data.contextCursor,
+    settled.data.contextCursor,
+    "the cursor of since= is the plain answer's",
+  );
+  assert.ok(viaSince.data.unchangedSections.includes("ledger"));
+  const iso = await context(agent.token, "?since=2020-01-01T00:00:00Z");
+  assert.equal(iso.data.unchangedSections, undefined, "an ISO since is the spec's ledger filter");
+  assert.ok("ledger" in iso.data);
+  for (const bad of ["yesterday", "c1.short", "c2.AAAAAAAA.AAAAAAAA"]) {
+    const res = await call("GET", `/context?since=${bad}`, { token: agent.token });
+    assert.equal(res.status, 400, `${bad}: ${res.text}`);
+    assert.equal(res.body.error.code, "VALIDATION_ERROR");
+  }
+});

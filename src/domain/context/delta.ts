@@ -1,10 +1,11 @@
 import type { ActorCtx } from "@/domain/core/context.ts";
 import type { ContextInput } from "./params.ts";
+import { CONTEXT_CURSOR } from "@/contracts/context.ts";
 
 /**
  * Delta context (issue 27.3). Every GET /context answer carries `contextCursor`: a fingerprint of each
  * top-level section of that answer, in answer order, plus one of the caller, the query and the list of
- * section names. `GET /context?delta=<contextCursor>` builds the answer exactly as before (the same reads,
+ * section names. `GET /context?since=<contextCursor>` (or `delta=`) builds the answer exactly as before (the same reads,
  * the same side effects) and then sends only the sections whose fingerprint differs, with a new cursor
  * and `unchangedSections`. Generic over the sections: a section added to the answer is covered as is.
  * A cursor that does not decode, or was made for another caller, query or set of sections, makes every
@@ -17,7 +18,6 @@ export const UNCHANGED_FIELD = "unchangedSections";
 /** Characters of one section's fingerprint: 48 bits of the hash, base64url. */
 const FP_CHARS = 8;
 const B64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-const CURSOR = /^c1\.([A-Za-z0-9_-]{8})\.([A-Za-z0-9_-]*)$/;
 
 /**
  * cyrb53 (public domain): a fast 53-bit string hash. Not cryptographic; the cursor only tells the
@@ -60,7 +60,7 @@ interface CursorState {
 
 /** `c1.<scope>.<fingerprints>`: URL-safe as it is. */
 function decode(cursor: string | undefined): CursorState | null {
-  const match = CURSOR.exec(cursor ?? "");
+  const match = CONTEXT_CURSOR.exec(cursor ?? "");
   return match ? { scope: match[1]!, fingerprints: match[2]! } : null;
 }
 
