@@ -9,6 +9,7 @@
  * - `agents`: N agents at once, each running the agent loop once (pair, context, ticket, begin, five
  *   ledger entries, claim and release, handoff).
  */
+import process from "node:process";
 import postgres from "postgres";
 
 export interface Step {
@@ -50,7 +51,11 @@ export interface AgentsSpec {
   agents: Array<{ code: string; name: string; address: string; n: number }>;
 }
 
-export type Spec = HttpSpec | SqlSpec | AgentsSpec;
+/**
+ * Whose CPU a row charges to its requests: the process that answers them (the service, or the bare-route
+ * floor server), read from /proc, or for the `sql` floor this load process itself (its postgres.js client).
+ */
+export type Spec = (HttpSpec | SqlSpec | AgentsSpec) & { cpuPid?: number };
 
 export interface LoadResult {
   requests: number;
@@ -68,7 +73,28 @@ export interface LoadResult {
   /** Server time (the answer's `Server-Timing` duration, where the service reports one), ms. */
   serverP50?: number;
   serverP99?: number;
+  /** CPU (user + system) of the answering process over the measured window, ms per request. */
+  cpuMsPerRequest?: number;
   samples?: string[];
+}
+
+/** Clock ticks per second of /proc's utime and stime (USER_HZ: 100 on Linux). */
+const USER_HZ = 100;
+
+/** CPU ms used so far by `pid` (all its threads: every worker of the service), or by this process. */
+export function cpuMs(pid?: number): number {
+  if (pid === undefined) {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  }
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 1000 / USER_HZ;
+  } catch {
+    return NaN;
+  }
 }
 
 class Recorder {
@@ -79,6 +105,8 @@ class Recorder {
   requests = 0;
   ok = 0;
   recording = false;
+  /** CPU of the answering process over the recorded window (set by `timed`). */
+  cpuMs = NaN;
 
   add(ms: number, status: number, code: string | undefined, text?: string, serverMs?: number): void {
     if (!this.recording) return;
@@ -113,6 +141,9 @@ class Recorder {
       errors: Object.fromEntries(this.errors),
       ...(server.length
         ? { serverP50: round(percentile(server, 0.5)), serverP99: round(percentile(server, 0.99)) }
+        : {}),
+      ...(Number.isFinite(this.cpuMs) && this.requests > 0
+        ? { cpuMsPerRequest: Math.round(this.cpuMs / this.requests * 1000) / 1000 }
         : {}),
       ...(this.samples.length ? { samples: this.samples } : {}),
       ...extra,
@@ -189,25 +220,31 @@ async function timed(
   warmupMs: number,
   durationMs: number,
   loop: (i: number, running: () => boolean) => Promise<void>,
+  cpuPid?: number,
 ): Promise<number> {
   let stopAt = performance.now() + warmupMs + durationMs;
   const running = () => performance.now() < stopAt;
   let started = 0;
-  const warm = setTimeout(() => {
+  let cpuAtStart = 0;
+  const start = () => {
     rec.recording = true;
     started = performance.now();
+    cpuAtStart = cpuMs(cpuPid);
+  };
+  const warm = setTimeout(() => {
+    start();
     stopAt = started + durationMs;
   }, warmupMs);
   if (warmupMs === 0) {
     clearTimeout(warm);
-    rec.recording = true;
-    started = performance.now();
+    start();
   }
   await Promise.all(Array.from({ length: connections }, (_, i) => loop(i, running)));
+  rec.cpuMs = cpuMs(cpuPid) - cpuAtStart;
   return (performance.now() - started) / 1000;
 }
 
-async function runHttp(spec: HttpSpec): Promise<LoadResult> {
+async function runHttp(spec: HttpSpec & { cpuPid?: number }): Promise<LoadResult> {
   const rec = new Recorder();
   const seconds = await timed(rec, spec.connections, spec.warmupMs, spec.durationMs, async (i, running) => {
     const vars = spec.vars[i % spec.vars.length]!;
@@ -230,7 +267,7 @@ async function runHttp(spec: HttpSpec): Promise<LoadResult> {
         vars.cursor = res.body.data.nextCursor;
       }
     }
-  });
+  }, spec.cpuPid);
   return rec.result(seconds);
 }
 
@@ -263,7 +300,7 @@ async function runSql(spec: SqlSpec): Promise<LoadResult> {
           rec.add(performance.now() - t0, 500, "SQL", err instanceof Error ? err.message : String(err));
         }
       }
-    });
+    }, undefined);
     return rec.result(seconds);
   } finally {
     await sql.end({ timeout: 2 });
@@ -325,11 +362,13 @@ async function agentLoop(spec: AgentsSpec, a: AgentsSpec["agents"][number], rec:
   });
 }
 
-async function runAgents(spec: AgentsSpec): Promise<LoadResult> {
+async function runAgents(spec: AgentsSpec & { cpuPid?: number }): Promise<LoadResult> {
   const rec = new Recorder();
   rec.recording = true;
   const t0 = performance.now();
+  const cpu0 = cpuMs(spec.cpuPid);
   const done = await Promise.all(spec.agents.map((a) => agentLoop(spec, a, rec).catch(() => false)));
+  rec.cpuMs = cpuMs(spec.cpuPid) - cpu0;
   const seconds = (performance.now() - t0) / 1000;
   return rec.result(seconds, { completed: done.filter(Boolean).length });
 }

@@ -614,7 +614,7 @@ async function agentsFor(s: Setup, n: number) {
   );
 }
 
-async function startFloorServer(body: string): Promise<string> {
+async function startFloorServer(body: string): Promise<{ base: string; pid: number }> {
   const file = await Deno.makeTempFile({ prefix: "bench-me-", suffix: ".json" });
   await Deno.writeTextFile(file, body);
   const port = freePort();
@@ -641,7 +641,7 @@ async function startFloorServer(body: string): Promise<string> {
   }
   reader.releaseLock();
   child.stdout.cancel().catch(() => {});
-  return `http://127.0.0.1:${port}`;
+  return { base: `http://127.0.0.1:${port}`, pid: child.pid };
 }
 
 /**
@@ -728,7 +728,8 @@ async function main(): Promise<number> {
   env.SVC_WEBHOOK_ALLOW_LOOPBACK = "1"; // the webhook row's receiver listens on loopback
   const workers = engine === "pglite" ? 1 : Number(WORKERS || 1);
   const setup = await setUp(env);
-  const floorBase = await startFloorServer(setup.meBody);
+  const floor = await startFloorServer(setup.meBody);
+  const floorBase = floor.base;
   const reset = rateReset(dbUrl);
   const rows: Row[] = [];
   const all = workloads(setup, floorBase, dbUrl);
@@ -742,6 +743,8 @@ async function main(): Promise<number> {
     await reset.clear();
     const spec = await w.spec();
     const pid = setup.svc.child.pid;
+    // Per-request CPU of whoever answers: the bare-route server, the service, or (sql) the load process.
+    if (spec.kind !== "sql") spec.cpuPid = spec.base === floorBase ? floor.pid : pid;
     const before = rssMb(pid);
     const stop = measuresService(w) ? reset.during() : () => {};
     let result: LoadResult;

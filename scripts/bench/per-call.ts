@@ -1,9 +1,10 @@
 /**
  * Statements, transactions and the service's CPU per call of `GET /me` and the write workloads (issue
- * 12), in-process, one caller, on PostgreSQL. The load bench's throughput swings 2x on a shared machine; what a call costs
+ * 12), in-process, one caller, on PostgreSQL (or, without TEST_DATABASE_URL, the embedded PGlite engine). The load bench's throughput swings 2x on a shared machine; what a call costs
  * the service does not, so this is the figure to compare before and after a change of the write path:
  *
  *   TEST_DATABASE_URL=postgres://... deno run -A scripts/bench/per-call.ts [--calls 300] [--cpu-prof]
+ *   deno run -A scripts/bench/per-call.ts --calls 100          # PGlite, in memory
  *   [--only me,context]
  *
  * `--cpu-prof` also takes a V8 CPU profile of each row's measured round and prints where the time went
@@ -33,10 +34,11 @@ const PROFILE = args.values["cpu-prof"];
 const ONLY = args.values.only.split(",").map((o) => o.trim().toLowerCase()).filter(Boolean);
 const KEYS = 20;
 
-if (!Deno.env.get("TEST_DATABASE_URL")) {
-  console.error("Set TEST_DATABASE_URL to a PostgreSQL server (scripts/pg-temp.sh starts one)");
-  Deno.exit(2);
-}
+console.error(
+  Deno.env.get("TEST_DATABASE_URL")
+    ? "engine: PostgreSQL (TEST_DATABASE_URL)"
+    : "engine: PGlite in memory (set TEST_DATABASE_URL for PostgreSQL; scripts/pg-temp.sh starts one)",
+);
 const e = await startTestEnv({ testClock: false });
 const { db, counts } = countingDb(e.db);
 const app = createApp({ db, engine: e.engine, clock: e.clock, config: e.config });

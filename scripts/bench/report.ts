@@ -30,17 +30,17 @@ function server(r: Row): string {
 export function markdown(title: string, rows: Row[], lines: string[] = []): string {
   const out = [`### ${title}`, "", ...lines, ...(lines.length ? [""] : [])];
   out.push(
-    "| workload | conns | req/s | p50 ms | p95 ms | p99 ms | server p50/p99 ms | errors | RSS MB before/after | ratio to floor |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
+    "| workload | conns | req/s | CPU ms/req | p50 ms | p95 ms | p99 ms | server p50/p99 ms | errors | RSS MB before/after | ratio to floor |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- |",
   );
   for (const r of rows) {
     const rss = r.rssBeforeMb !== undefined ? `${fmt(r.rssBeforeMb, 0)} / ${fmt(r.rssAfterMb, 0)}` : "";
     const ratio = [r.ratio !== undefined ? `${r.ratio.toFixed(2)} of ${r.floor}` : "", r.note ?? ""]
       .filter(Boolean).join("; ");
     out.push(
-      `| ${r.name} | ${r.connections} | ${r.rps} | ${fmt(r.p50, 2)} | ${fmt(r.p95, 2)} | ${fmt(r.p99, 2)} | ${
-        server(r)
-      } | ${errorsOf(r)} | ${rss} | ${ratio} |`,
+      `| ${r.name} | ${r.connections} | ${r.rps} | ${fmt(r.cpuMsPerRequest, 3)} | ${fmt(r.p50, 2)} | ${
+        fmt(r.p95, 2)
+      } | ${fmt(r.p99, 2)} | ${server(r)} | ${errorsOf(r)} | ${rss} | ${ratio} |`,
     );
   }
   return out.join("\n") + "\n";
