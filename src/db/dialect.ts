@@ -4,6 +4,7 @@ import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import type { Database, Db } from "./database.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
+import { withPreparedStatements } from "./pglite-prepared.ts";
 
 export type Engine = "pglite" | "postgres";
 
@@ -75,7 +76,7 @@ export async function openDatabase(
     lock?.release();
     throw err;
   }
-  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite }) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect({ pglite: withPreparedStatements(pglite) }) });
   return {
     db,
     engine: "pglite",
