@@ -16,7 +16,9 @@ async function open(max?: number) {
   const raw = new PGlite();
   const pglite = withPreparedStatements(raw, max);
   const db = new Kysely<Any>({ dialect: new PGliteDialect({ pglite }) });
-  await sql`CREATE TABLE t (id int PRIMARY KEY, name text, ok boolean, at timestamptz, doc jsonb)`.execute(db);
+  await sql`CREATE TABLE t (id int PRIMARY KEY, name text, ok boolean, at timestamptz, doc jsonb)`.execute(
+    db,
+  );
   return { raw, pglite, db };
 }
 
