@@ -1,10 +1,30 @@
+import { sql } from "kysely";
 import type { ActorCtx } from "@/domain/core/context.ts";
 import { readCounter } from "@/domain/core/counters.ts";
 import { PLAN_HOURLY_UNITS, PROJECT_HOURLY_FACTOR } from "@/domain/limits/rate-limit.ts";
 import { projectPhase } from "@/domain/projects/overview.ts";
 import { toJson } from "@/db/tables/types.ts";
+import type { DbOrTrx } from "@/db/database.ts";
+import { compileTemplate, runTemplate, Slot, type Template } from "@/db/compiled.ts";
 
 export const ME_CACHE_MS = 30_000;
+
+/** The keyed read of `me_cache`, compiled once (issue 27.1: every GET /me runs it). */
+let cacheReadTemplate: Template | undefined;
+
+async function readCache(db: DbOrTrx, tokenId: string, subAgentName: string, now: Date) {
+  cacheReadTemplate ??= compileTemplate(
+    db,
+    sql`SELECT body, cached_at FROM me_cache
+      WHERE token_id = ${new Slot("tokenId")} AND sub_agent_name = ${new Slot("subAgentName")}`,
+    now,
+  );
+  const rows = await runTemplate<{ body: unknown; cached_at: Date }>(db, cacheReadTemplate, now, {
+    tokenId,
+    subAgentName,
+  });
+  return rows[0];
+}
 
 /**
  * The cached body of GET /me for this token (and sub-agent name), from `me_cache`, so that every
@@ -16,9 +36,7 @@ async function cachedBody(ctx: ActorCtx): Promise<{ body: MeBody; cachedAt: numb
   const now = ctx.clock.now();
   const key = { token_id: ctx.actor.tokenId, sub_agent_name: ctx.actor.subAgentName ?? "" };
   const fresh = (at: Date) => Math.abs(now.getTime() - at.getTime()) < ME_CACHE_MS;
-  const hit = await ctx.db.selectFrom("me_cache").select(["body", "cached_at"])
-    .where("token_id", "=", key.token_id).where("sub_agent_name", "=", key.sub_agent_name)
-    .executeTakeFirst();
+  const hit = await readCache(ctx.db, key.token_id, key.sub_agent_name, now);
   if (hit && fresh(hit.cached_at)) return { body: hit.body as MeBody, cachedAt: hit.cached_at.getTime() };
   const body = await buildMe(ctx);
   const staleBefore = new Date(now.getTime() - ME_CACHE_MS);
@@ -38,9 +56,8 @@ async function cachedBody(ctx: ActorCtx): Promise<{ body: MeBody; cachedAt: numb
     .returning(["body", "cached_at"]).executeTakeFirst();
   if (written) return { body: written.body as MeBody, cachedAt: written.cached_at.getTime() };
   // A concurrent call (on this or another instance) stored a fresh entry first: answer with it.
-  const winner = await ctx.db.selectFrom("me_cache").select(["body", "cached_at"])
-    .where("token_id", "=", key.token_id).where("sub_agent_name", "=", key.sub_agent_name)
-    .executeTakeFirstOrThrow();
+  const winner = await readCache(ctx.db, key.token_id, key.sub_agent_name, now);
+  if (!winner) throw new Error("me_cache: the entry that won the upsert is gone");
   return { body: winner.body as MeBody, cachedAt: winner.cached_at.getTime() };
 }
 
