@@ -4,6 +4,7 @@ import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import type { Database, Db } from "./database.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
+import { AcquireWatchdog } from "./acquire-watchdog.ts";
 import { withPreparedStatements } from "./pglite-prepared.ts";
 
 export type Engine = "pglite" | "postgres";
@@ -92,8 +93,6 @@ export async function openDatabase(
   };
 }
 
-const ACQUIRE_TIMEOUT_MS = 5_000;
-
 /**
  * kysely-postgres-js 5.0 on Kysely 0.29: when ROLLBACK fails (the connection is gone), Kysely's
  * PostgresDriver calls a private discard method that the postgres.js connection lacks, and the
@@ -107,26 +106,20 @@ class PostgresJSDialectFixed extends PostgresJSDialect {
     // attempts, so a request would hang for the whole outage. Give up on acquiring after a bound
     // (a connection error: 503 with Retry-After) and hand back a connection that arrives later.
     const acquire = driver.acquireConnection.bind(driver);
+    const watchdog = new AcquireWatchdog();
     driver.acquireConnection = async (...args: Parameters<Driver["acquireConnection"]>) => {
       const pending = acquire(...args);
-      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        return await Promise.race([
-          pending,
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => {
-              reject(
-                Object.assign(new Error("no database connection within 5 s"), { code: "CONNECT_TIMEOUT" }),
-              );
-            }, ACQUIRE_TIMEOUT_MS);
-          }),
-        ]);
+        return await watchdog.wait(pending);
       } catch (err) {
         pending.then((connection) => driver.releaseConnection(connection), () => {});
         throw err;
-      } finally {
-        clearTimeout(timer);
       }
+    };
+    const destroy = driver.destroy.bind(driver);
+    driver.destroy = async () => {
+      watchdog.stop();
+      await destroy();
     };
     driver.rollbackTransaction = async (connection) => {
       await connection.executeQuery(CompiledQuery.raw("rollback"));

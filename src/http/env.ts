@@ -22,6 +22,8 @@ export interface AppEnv {
     callsRemaining: number | undefined;
     /** Compact update about the caller's own situation for `meta.context` (see http/meta.ts). */
     metaContext: Record<string, unknown> | undefined;
+    /** The admission row with the columns the route's policy prefetches (see RoutePolicy.prefetch). */
+    prefetched: Record<string, unknown> | undefined;
   };
 }
 

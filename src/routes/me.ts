@@ -7,7 +7,7 @@ import {
   SESSION_MAX_AGE_MS,
   SESSION_TOKEN_PREFIX,
 } from "@/domain/auth/token-policy.ts";
-import { describeMe, ME_CACHE_MS } from "@/domain/sessions/me.ts";
+import { describeMe, ME_CACHE_MS, ME_CACHE_PREFETCH } from "@/domain/sessions/me.ts";
 import type { AppEnv } from "@/http/env.ts";
 import { ok } from "@/http/envelope.ts";
 import { defineRoute, handle } from "@/http/route.ts";
@@ -39,8 +39,8 @@ export const meRoute = defineRoute({
     "session token answer 401; the token stops working when its session completes or is canceled. " +
     "Rotate with POST /session/refresh (or take meta.refreshedToken from GET /context near the limit).",
   responses: { 200: { description: "The caller", content: { "application/json": { schema: MeResponse } } } },
-}, { cost: 1 });
+}, { cost: 1, prefetch: ME_CACHE_PREFETCH });
 
 export function registerMe(api: OpenAPIHono<AppEnv>): void {
-  handle(api, meRoute, async ({ c, ctx }) => ok(c, await describeMe(ctx)));
+  handle(api, meRoute, async ({ c, ctx }) => ok(c, await describeMe(ctx, c.get("prefetched"))));
 }

@@ -94,3 +94,15 @@ test("issue 12: POST /ledger, POST /claim, POST /release, PATCH /ticket moves ru
     "move back": one(3),
   });
 });
+
+test("PERF2-3 GET /me is one statement: its me_cache entry is read in the admission statement", async () => {
+  const { token } = await keyedProject();
+  const run = await countingApp();
+  // The first call builds the cached body (its reads and the upsert); the second finds it fresh.
+  const first = await run(token, "GET", "/me", undefined);
+  const second = await run(token, "GET", "/me", undefined);
+  assert.equal(second.statements, 1);
+  assert.equal(second.transactions, 0);
+  assert.equal(second.data.cachedAt, first.data.cachedAt);
+  assert.deepEqual(second.data, first.data);
+});

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer'
 const size = 256
+const encoder = new TextEncoder()
 let buffer = Buffer.allocUnsafe(size)
 
 const messages = 'BCcDdEFfHPpQSX'.split('').reduce((acc, x) => {
@@ -20,9 +21,10 @@ const b = Object.assign(reset, messages, {
     return b
   },
   str(x) {
-    const length = Buffer.byteLength(x)
-    fit(length)
-    b.i += buffer.write(x, b.i, length, 'utf8')
+    // PATCH (vendored): encodeInto instead of Buffer.byteLength + buffer.write, which cost about five
+    // times as much per string under Deno's node:buffer (every parameter of every statement goes here).
+    fit(x.length < 256 ? x.length * 3 : Buffer.byteLength(x))
+    b.i += encoder.encodeInto(x, new Uint8Array(buffer.buffer, buffer.byteOffset + b.i, buffer.length - b.i)).written
     return b
   },
   i16(x) {

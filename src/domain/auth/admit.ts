@@ -4,6 +4,7 @@ import type { Actor } from "@/domain/core/actor.ts";
 import type { ServiceCtx } from "@/domain/core/context.ts";
 import { hashToken } from "@/domain/core/crypto.ts";
 import { type CallerSituation, situationColumns, situationOf } from "@/domain/core/silence.ts";
+import type { Prefetch } from "@/domain/core/prefetch.ts";
 import { freshnessColumns } from "@/domain/ledger/stale.ts";
 import { type ChargedCounts, PLAN_HOURLY_UNITS, RATE_WINDOWS, windowOf } from "@/domain/limits/rate-limit.ts";
 import { rejected, sessionBurstRefusal } from "./authenticate.ts";
@@ -25,6 +26,8 @@ export interface AdmitInput {
   cost: number;
   /** Read what the LEDGER_STALE gate needs (mutating routes that are not exempt). */
   freshness: boolean;
+  /** Columns the route's handler reads anyway, read in this statement instead (see `Prefetch`). */
+  prefetch?: Prefetch | undefined;
 }
 
 /** What the admission statement found: the caller, this call's counts, its situation. */
@@ -37,6 +40,8 @@ export interface Admission {
   situation: CallerSituation;
   /** The instant the call was admitted at (rate windows and silence are measured from it). */
   now: Date;
+  /** The admission row, holding the prefetch's columns, when the route asked for some. */
+  prefetched: Record<string, unknown> | null;
 }
 
 interface AdmitRow {
@@ -130,6 +135,7 @@ export async function admit(ctx: ServiceCtx, input: AdmitInput): Promise<Admissi
     freshness: input.freshness ? row : null,
     situation: situationOf(row, now, "s_"),
     now,
+    prefetched: input.prefetch ? row : null,
   };
 }
 
@@ -152,7 +158,12 @@ async function admissionStatement(
   now: Date,
   input: AdmitInput,
 ): Promise<AdmitRow | undefined> {
-  const shape = JSON.stringify([input.scope ?? null, input.roles ?? null, input.freshness]);
+  const shape = JSON.stringify([
+    input.scope ?? null,
+    input.roles ?? null,
+    input.freshness,
+    input.prefetch?.name ?? null,
+  ]);
   let template = admissionTemplates.get(shape);
   if (!template) {
     template = compileTemplate(ctx.db, admissionQuery(now, input), now);
@@ -240,5 +251,6 @@ export function admissionQuery(now: Date, input: AdmitInput): RawBuilder<AdmitRo
       (SELECT count FROM charge WHERE key = 'units:project:' || adm.project_id) AS project_units,
       ${situationColumns(agent, project, null, now, "s_")}
       ${input.freshness ? sql`, ${freshnessColumns(agent, project, null, now, "f_")}` : sql``}
+      ${input.prefetch ? sql`, ${input.prefetch.columns(sql.ref("adm.token_id"))}` : sql``}
     FROM adm`;
 }
