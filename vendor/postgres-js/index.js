@@ -213,13 +213,27 @@ function Postgres(a, b) {
       })
 
     move(c, reserved)
+    // PATCH (vendored): the holder of this reservation. A close ends it (`onclose`): the connection goes
+    // back to the pool's reconnect path and may be reserved by someone else, so this handle must neither
+    // send on it nor release it any more.
+    const holder = {}
+    c.holder = holder
     c.reserved = () => queue.length
       ? c.execute(queue.shift())
       : move(c, reserved)
     c.reserved.release = true
+    // PATCH (vendored): queries waiting here (the connection was `full`) when it closes are refused;
+    // 3.4.9 dropped them unsettled, and the caller hung (Kysely's ROLLBACK after a lost connection).
+    c.reserved.fail = err => {
+      while (queue.length)
+        queue.shift().reject(err)
+    }
 
     const sql = Sql(handler)
     sql.release = () => {
+      if (c.holder !== holder)
+        return
+      c.holder = null
       c.reserved = null
       // PATCH (vendored): a connection that closed (or is reconnecting) while reserved stays with
       // its queue; putting it back among the open ones would hand queries to a dead socket.
@@ -231,6 +245,8 @@ function Postgres(a, b) {
     return sql
 
     function handler(q) {
+      if (c.holder !== holder)
+        return q.reject(Errors.connection('CONNECTION_CLOSED', options))
       c.queue === full
         ? queue.push(q)
         : c.execute(q) || move(c, full)
@@ -426,6 +442,9 @@ function Postgres(a, b) {
 
   function onclose(c, e) {
     move(c, closed)
+    // PATCH (vendored): the reservation ends with the connection (see `reserve`).
+    c.holder = null
+    c.reserved && c.reserved.fail && c.reserved.fail(e)
     c.reserved = null
     c.onclose && (c.onclose(e), c.onclose = null)
     options.onclose && options.onclose(c.id)
