@@ -18,6 +18,21 @@ const NEEDS_PG = { ignore: PG === "", reason: "needs TEST_DATABASE_URL (PostgreS
 
 const HANG_MS = 3_000;
 
+/** `work`, or a failure naming `what` once HANG_MS passed (a hang fails the test rather than stalling it). */
+async function within<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) =>
+        timer = setTimeout(() => reject(new Error(`${what}: hung`)), HANG_MS)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 test(
   "PERF2-1 a transaction whose connection PostgreSQL ends always settles with a database-unavailable error, never hangs",
   async () => {
@@ -71,6 +86,43 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 200));
     } finally {
       await client.end({ timeout: 1 });
+    }
+  },
+  NEEDS_PG,
+);
+
+test(
+  "PERF2-1 after a lost connection the pool serves the next reservation, and the old handle neither sends on nor releases the connection now reserved by another",
+  async () => {
+    const pool = postgres(PG, { max: 1, onnotice: () => {} });
+    const admin = postgres(PG, { max: 1, onnotice: () => {} });
+    try {
+      const first = await pool.reserve();
+      const [mine] = await first<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      await admin`select pg_terminate_backend(${mine!.pid})`;
+      const lost = await first`select 1`.then(() => "answered", (err) => (err as { code?: string }).code);
+      assert.notEqual(lost, "answered");
+      // The pool's one connection, reconnected, is now reserved by someone else.
+      const second = await within(pool.reserve(), "a reservation after the reconnect");
+      await second`begin`;
+      // The old handle is refused, not run inside the other holder's transaction.
+      const stale = await first<{ pid: number }[]>`select pg_backend_pid() as pid`.then(
+        (rows) => `ran on ${rows[0]!.pid}`,
+        (err) => (err as { code?: string }).code,
+      );
+      assert.equal(stale, "CONNECTION_CLOSED");
+      // Releasing the old handle does not give the other holder's connection to the pool.
+      first.release();
+      let poolAnswered = false;
+      const poolQuery = pool`select 1`.then(() => (poolAnswered = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(poolAnswered, false, "the pool waits for the holder of its only connection");
+      await second`rollback`;
+      second.release();
+      await within(poolQuery, "the pool after the holder released");
+    } finally {
+      await admin.end();
+      await pool.end({ timeout: 1 });
     }
   },
   NEEDS_PG,

@@ -474,7 +474,7 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
     // was never answered, and 3.4.9 left it pending forever: the request hung (Kysely's ROLLBACK after
     // the failed statement, or the next statement of the transaction). Settling twice is harmless.
     ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
-    query = null
+    query = errorResponse = null
     closedTime = performance.now()
     hadError && options.shared.retries++
     delay = (typeof backoff === 'function' ? backoff(options.shared.retries) : backoff) * 1000

@@ -207,7 +207,12 @@ function Postgres(a, b) {
     const c = open.length
       ? open.shift()
       : await new Promise((resolve, reject) => {
-        const query = { reserve: resolve, reject }
+        // PATCH (vendored): a request settles once. One refused by a failed connect stays queued, and
+        // `onopen` skips it rather than hand it a connection that nobody would then hold.
+        const query = {
+          reserve: c => query.settled || (query.settled = true, resolve(c)),
+          reject: e => query.settled || (query.settled = true, reject(e))
+        }
         queries.push(query)
         closed.length && connect(closed.shift(), query)
       })
@@ -426,18 +431,25 @@ function Postgres(a, b) {
 
     let max = Math.ceil(queries.length / (connecting.length + 1))
       , ready = true
+      , executed = false
 
     while (ready && queries.length && max-- > 0) {
       const query = queries.shift()
+      // PATCH (vendored): skip a reservation already settled (see `reserve`).
+      if (query.reserve && query.settled)
+        continue
       if (query.reserve)
         return query.reserve(c)
 
+      executed = true
       ready = c.execute(query)
     }
 
-    ready
-      ? move(c, busy)
-      : move(c, full)
+    !executed
+      ? move(c, open)
+      : ready
+        ? move(c, busy)
+        : move(c, full)
   }
 
   function onclose(c, e) {
@@ -448,7 +460,14 @@ function Postgres(a, b) {
     c.reserved = null
     c.onclose && (c.onclose(e), c.onclose = null)
     options.onclose && options.onclose(c.id)
-    queries.length && connect(c, queries.shift())
+    if (queries.length) {
+      const query = queries.shift()
+      // PATCH (vendored): a reservation stays queued while this connection reconnects for it, as in
+      // `reserve`: the type lookup of a new connection drops a reserving `initial`, and `onopen` then
+      // serves the queue. 3.4.9 lost it there, and the request waited for ever.
+      query.reserve && queries.push(query)
+      connect(c, query)
+    }
   }
 }
 
