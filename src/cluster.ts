@@ -14,10 +14,7 @@ import type { Metrics, MetricsState } from "@/http/metrics.ts";
 export function workerCount(config: Config, engine: Engine): number {
   if (engine === "pglite") return 1;
   if (Deno.env.get("DENO_DEPLOYMENT_ID")) return 1;
-  // One unless SVC_WORKERS asks for more: with several workers, a request during a PostgreSQL outage was
-  // seen to get no answer within 30 s (chaos db-restart, 2 of 3 CI runs); until that is understood, the
-  // cluster is opt-in.
-  return config.workers ?? 1;
+  return config.workers ?? Math.max(1, navigator.hardwareConcurrency || 1);
 }
 
 /** What the main isolate sends a worker. */

@@ -35,7 +35,7 @@ export interface Config {
   logFormat?: "json" | "text" | "off" | undefined;
   /**
    * `SVC_WORKERS`: how many workers serve the port (isolates of this process sharing it); unset means one
-   * (several are opt-in, e.g. the number of cores). The embedded database (PGlite) always has one.
+   * per core on PostgreSQL. The embedded database (PGlite) always has one.
    */
   workers?: number | undefined;
 }

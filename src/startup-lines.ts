@@ -57,9 +57,10 @@ function workersLine(config: Config, state: StartupState): string {
   if (state.engine === "pglite") {
     const ignored = config.workers && config.workers > 1 ? ` (SVC_WORKERS=${config.workers} is ignored)` : "";
     return `1 worker: the embedded database (PGlite) belongs to one process${ignored}; on PostgreSQL ` +
-      "(DATABASE_URL) SVC_WORKERS=N runs N workers";
+      "(DATABASE_URL) the service runs one worker per core, or SVC_WORKERS";
   }
-  return workers === 1
-    ? "1 worker (SVC_WORKERS=1)"
-    : `${workers} workers share the port (SVC_WORKERS); background work runs in worker 1`;
+  if (workers === 1) {
+    return config.workers ? "1 worker (SVC_WORKERS=1)" : "1 worker (one core; SVC_WORKERS=N runs N)";
+  }
+  return `${workers} workers share the port (SVC_WORKERS, default one per core); background work runs in worker 1`;
 }

@@ -10,7 +10,7 @@
  *                                            # a short run of the dashboard pages only
  *   deno task bench --soak 300               # adds a 5-minute memory soak (GET /me + GET /context)
  *   deno task bench --smoke                  # seconds; checks that every workload answers (no timings)
- *   deno task bench --workers 1              # SVC_WORKERS of the service (default: unset, 1)
+ *   deno task bench --workers 1              # SVC_WORKERS of the service (default: unset, one per core)
  *
  * The service (`src/main.ts`), the framework floor (scripts/bench/floor-server.ts) and the load
  * (scripts/bench/load.ts) are separate processes talking over loopback. Results: bench/results/latest.json
@@ -65,7 +65,7 @@ const ONLY = args.values.only.split(",").map((s) => s.trim().toLowerCase()).filt
 const SOAK_S = smoke ? 0 : Number(args.values.soak);
 /** Agents per project in the agent loop (the per-project burst window is shared by them). */
 const AGENTS_PER_PROJECT = 10;
-/** SVC_WORKERS of the service; empty: the service's default (1). */
+/** SVC_WORKERS of the service; empty: the service's default (one per core on PostgreSQL, 1 on PGlite). */
 const WORKERS = args.values.workers;
 
 interface Key {
@@ -726,7 +726,7 @@ async function main(): Promise<number> {
   }
   if (WORKERS) env.SVC_WORKERS = WORKERS;
   env.SVC_WEBHOOK_ALLOW_LOOPBACK = "1"; // the webhook row's receiver listens on loopback
-  const workers = engine === "pglite" ? 1 : Number(WORKERS || 1);
+  const workers = engine === "pglite" ? 1 : Number(WORKERS || navigator.hardwareConcurrency);
   const setup = await setUp(env);
   const floor = await startFloorServer(setup.meBody);
   const floorBase = floor.base;

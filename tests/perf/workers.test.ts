@@ -30,9 +30,13 @@ async function healthOnNewConnection(port: number): Promise<{ worker: string | n
   }
 }
 
-test("PERF2-1 the worker count: 1 by default (the cluster is opt-in), SVC_WORKERS when set, always 1 on PGlite", () => {
+test("PERF2-1 the worker count: one per core by default on PostgreSQL, SVC_WORKERS when set, always 1 on PGlite", () => {
   const pg = readConfig({ DATABASE_URL: "postgres://db/svc" });
-  assert.equal(workerCount(pg, "postgres"), 1);
+  assert.equal(workerCount(pg, "postgres"), Math.max(1, navigator.hardwareConcurrency));
+  assert.equal(
+    workerCount(readConfig({ DATABASE_URL: "postgres://db/svc", SVC_WORKERS: "1" }), "postgres"),
+    1,
+  );
   assert.equal(
     workerCount(readConfig({ DATABASE_URL: "postgres://db/svc", SVC_WORKERS: "3" }), "postgres"),
     3,
@@ -61,7 +65,23 @@ test("PERF2-1 a PGlite start says it keeps one worker, and that SVC_WORKERS is i
     demo: null,
     workers: 2,
   });
-  assert.ok(pg.some((l) => /^2 workers share the port/.test(l)), pg.join("\n"));
+  assert.ok(
+    pg.some((l) => /^2 workers share the port \(SVC_WORKERS, default one per core\)/.test(l)),
+    pg.join("\n"),
+  );
+  const one = (config: Record<string, string>) =>
+    startupLines(readConfig({ DATABASE_URL: "postgres://db/svc", ...config }), {
+      listening: { hostname: "127.0.0.1", port: 8787 },
+      engine: "postgres",
+      adminToken: "t",
+      demo: null,
+      workers: 1,
+    });
+  assert.ok(one({ SVC_WORKERS: "1" }).includes("1 worker (SVC_WORKERS=1)"));
+  assert.ok(
+    one({}).includes("1 worker (one core; SVC_WORKERS=N runs N)"),
+    "one core: not SVC_WORKERS's doing",
+  );
 });
 
 test("PERF2-1 metrics of several workers sum: counters and histograms merged, the worker's own left as they were", () => {

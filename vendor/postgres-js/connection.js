@@ -168,7 +168,8 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
     // PATCH (vendored): a reserved connection whose socket closed (server restart) is still handed
     // queries; refuse them with a catchable error instead of writing to a null socket, and answer
     // true so that the caller does not move the connection out of the closed queue (to `full`).
-    if (!socket)
+    // A socket already destroyed (its 'error' came, its 'close' has not yet) would swallow the write.
+    if (!socket || socket.destroyed)
       return (queryError(q, Errors.connection('CONNECTION_CLOSED', options)), true)
 
     try {
@@ -468,7 +469,12 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
     if (initial)
       return reconnect()
 
-    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
+    // PATCH (vendored): settle whatever is still in flight, also when the close follows an error. A query
+    // written between the socket's 'error' (which settled the queries of that moment) and its 'close'
+    // was never answered, and 3.4.9 left it pending forever: the request hung (Kysely's ROLLBACK after
+    // the failed statement, or the next statement of the transaction). Settling twice is harmless.
+    ;(query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))
+    query = errorResponse = null
     closedTime = performance.now()
     hadError && options.shared.retries++
     delay = (typeof backoff === 'function' ? backoff(options.shared.retries) : backoff) * 1000
@@ -579,7 +585,10 @@ function Connection(options, queues = {}, { onopen = noop, onend = noop, onclose
 
       if (needsTypes) {
         initial.reserve && (initial = null)
-        return fetchArrayTypes()
+        // PATCH (vendored): when the connection fails during this query (server stopping), 3.4.9 left the
+        // rejection unhandled, which ends the process (or the Web Worker). The query's own error settles
+        // it; the next connection fetches the types again.
+        return fetchArrayTypes().catch(noop)
       }
 
       initial && !initial.reserve && execute(initial)

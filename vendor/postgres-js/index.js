@@ -207,19 +207,38 @@ function Postgres(a, b) {
     const c = open.length
       ? open.shift()
       : await new Promise((resolve, reject) => {
-        const query = { reserve: resolve, reject }
+        // PATCH (vendored): a request settles once. One refused by a failed connect stays queued, and
+        // `onopen` skips it rather than hand it a connection that nobody would then hold.
+        const query = {
+          reserve: c => query.settled || (query.settled = true, resolve(c)),
+          reject: e => query.settled || (query.settled = true, reject(e))
+        }
         queries.push(query)
         closed.length && connect(closed.shift(), query)
       })
 
     move(c, reserved)
+    // PATCH (vendored): the holder of this reservation. A close ends it (`onclose`): the connection goes
+    // back to the pool's reconnect path and may be reserved by someone else, so this handle must neither
+    // send on it nor release it any more.
+    const holder = {}
+    c.holder = holder
     c.reserved = () => queue.length
       ? c.execute(queue.shift())
       : move(c, reserved)
     c.reserved.release = true
+    // PATCH (vendored): queries waiting here (the connection was `full`) when it closes are refused;
+    // 3.4.9 dropped them unsettled, and the caller hung (Kysely's ROLLBACK after a lost connection).
+    c.reserved.fail = err => {
+      while (queue.length)
+        queue.shift().reject(err)
+    }
 
     const sql = Sql(handler)
     sql.release = () => {
+      if (c.holder !== holder)
+        return
+      c.holder = null
       c.reserved = null
       // PATCH (vendored): a connection that closed (or is reconnecting) while reserved stays with
       // its queue; putting it back among the open ones would hand queries to a dead socket.
@@ -231,6 +250,8 @@ function Postgres(a, b) {
     return sql
 
     function handler(q) {
+      if (c.holder !== holder)
+        return q.reject(Errors.connection('CONNECTION_CLOSED', options))
       c.queue === full
         ? queue.push(q)
         : c.execute(q) || move(c, full)
@@ -410,26 +431,43 @@ function Postgres(a, b) {
 
     let max = Math.ceil(queries.length / (connecting.length + 1))
       , ready = true
+      , executed = false
 
     while (ready && queries.length && max-- > 0) {
       const query = queries.shift()
+      // PATCH (vendored): skip a reservation already settled (see `reserve`).
+      if (query.reserve && query.settled)
+        continue
       if (query.reserve)
         return query.reserve(c)
 
+      executed = true
       ready = c.execute(query)
     }
 
-    ready
-      ? move(c, busy)
-      : move(c, full)
+    !executed
+      ? move(c, open)
+      : ready
+        ? move(c, busy)
+        : move(c, full)
   }
 
   function onclose(c, e) {
     move(c, closed)
+    // PATCH (vendored): the reservation ends with the connection (see `reserve`).
+    c.holder = null
+    c.reserved && c.reserved.fail && c.reserved.fail(e)
     c.reserved = null
     c.onclose && (c.onclose(e), c.onclose = null)
     options.onclose && options.onclose(c.id)
-    queries.length && connect(c, queries.shift())
+    if (queries.length) {
+      const query = queries.shift()
+      // PATCH (vendored): a reservation stays queued while this connection reconnects for it, as in
+      // `reserve`: the type lookup of a new connection drops a reserving `initial`, and `onopen` then
+      // serves the queue. 3.4.9 lost it there, and the request waited for ever.
+      query.reserve && queries.push(query)
+      connect(c, query)
+    }
   }
 }
 
