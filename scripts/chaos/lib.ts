@@ -191,7 +191,13 @@ async function pipeLines(
 }
 
 /**
- * Starts `deno run -A src/main.ts` with its own port and admin token (no demo data, proxy headers
+ * The V8 flags the service runs with (`deno task start`, the Dockerfile; tests/perf/memory.test.ts keeps
+ * them equal): the young generation capped at 3 x 8 MB instead of 3 x 16 MB (docs/performance.md, "Memory").
+ */
+export const SERVICE_V8_FLAGS = "--max-semi-space-size=8";
+
+/**
+ * Starts `deno run -A src/main.ts` (with SERVICE_V8_FLAGS) with its own port and admin token (no demo data, proxy headers
  * trusted so each pairing can come from its own address) and waits for `listening on`.
  */
 export async function startService(
@@ -201,7 +207,7 @@ export async function startService(
   const port = options.port ?? freePort();
   const label = options.label ?? "svc";
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "src/main.ts"],
+    args: ["run", `--v8-flags=${SERVICE_V8_FLAGS}`, "-A", "src/main.ts"],
     cwd: ROOT,
     env: {
       PORT: String(port),

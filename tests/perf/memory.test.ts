@@ -3,7 +3,10 @@ import { sql } from "kysely";
 import { readConfig } from "@/config.ts";
 import { EMBEDDED_SHARED_BUFFERS, openDatabase } from "@/db/dialect.ts";
 import { startupLines } from "@/startup-lines.ts";
+import { SERVICE_V8_FLAGS } from "../../scripts/chaos/lib.ts";
 import { test } from "../helpers/mod.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
 
 /**
  * Issue 27.5: memory. The embedded engine runs with a small cache (PGlite's 128 MB of shared buffers were a
@@ -61,4 +64,13 @@ test("PERF2-5 a PGlite start names the embedded database's cache and how to chan
     engine: "postgres",
   });
   assert.equal(pg.some((l) => l.startsWith("embedded database cache")), false, pg.join("\n"));
+});
+
+test("PERF2-5 deno task start, the container and the bench start the service with the same V8 flags", async () => {
+  const tasks = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks as Record<string, string>;
+  assert.match(SERVICE_V8_FLAGS, /^--max-semi-space-size=\d+$/);
+  assert.ok(tasks.start!.includes(` --v8-flags=${SERVICE_V8_FLAGS} `), tasks.start);
+  const dockerfile = await Deno.readTextFile(`${ROOT}Dockerfile`);
+  const cmd = dockerfile.split("\n").find((l) => l.startsWith("CMD ")) ?? "";
+  assert.ok(cmd.includes(`"--v8-flags=${SERVICE_V8_FLAGS}"`), cmd);
 });
