@@ -4,6 +4,7 @@ import { PostgresJSDialect } from "kysely-postgres-js";
 import postgres from "postgres";
 import type { Database, Db } from "./database.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
+import { initdbInWorker } from "./initdb.ts";
 
 export type Engine = "pglite" | "postgres";
 
@@ -98,9 +99,10 @@ export async function openDatabase(
         ...options.pglite,
         ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
       })
-      : new PGlite(`${dataDir.replace(/\/+$/, "")}/pgdata`, {
-        startParams: embeddedStartParams(options.sharedBuffers),
-      });
+      : await openEmbedded(
+        `${dataDir.replace(/\/+$/, "")}/pgdata`,
+        embeddedStartParams(options.sharedBuffers),
+      );
     await pglite.waitReady;
   } catch (err) {
     lock?.release();
@@ -120,6 +122,12 @@ export async function openDatabase(
       }
     },
   };
+}
+
+/** The embedded database in `path`; a first start creates it in a worker first (src/db/initdb.ts). */
+async function openEmbedded(path: string, startParams: string[]): Promise<PGlite> {
+  await initdbInWorker(path, startParams);
+  return new PGlite(path, { startParams });
 }
 
 const ACQUIRE_TIMEOUT_MS = 5_000;
