@@ -73,7 +73,7 @@ test("PERF2-5 a PGlite start names the embedded database's cache and how to chan
 
 test("PERF2-5 deno task start, the container and the bench start the service with the same V8 flags", async () => {
   const tasks = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)).tasks as Record<string, string>;
-  assert.match(SERVICE_V8_FLAGS, /^--max-semi-space-size=\d+$/);
+  assert.match(SERVICE_V8_FLAGS, /^--max-semi-space-size=\d+,--max-old-space-size=\d+$/);
   assert.ok(tasks.start!.includes(` --v8-flags=${SERVICE_V8_FLAGS} `), tasks.start);
   const dockerfile = await Deno.readTextFile(`${ROOT}Dockerfile`);
   const cmd = dockerfile.split("\n").find((l) => l.startsWith("CMD ")) ?? "";
