@@ -14,7 +14,9 @@
  *
  * The service (`src/main.ts`), the framework floor (scripts/bench/floor-server.ts) and the load
  * (scripts/bench/load.ts) are separate processes talking over loopback. Results: bench/results/latest.json
- * (PostgreSQL) or latest-pglite.json, and the markdown table next to it (also printed).
+ * (PostgreSQL) or latest-pglite.json, and the markdown table next to it (also printed). The table's header
+ * names the service's peak resident memory per worker against issue 27.5's target (300 MB on PGlite, 200 MB
+ * per worker on PostgreSQL) and, with --soak, the growth after warm-up (`meta.memory` in the JSON).
  */
 import { parseArgs } from "node:util";
 import { openDatabase } from "@/db/dialect.ts";
