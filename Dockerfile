@@ -36,4 +36,5 @@ VOLUME ["/data"]
 EXPOSE 8787
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["deno", "eval", "const r = await fetch(`http://127.0.0.1:${Deno.env.get('PORT') ?? 8787}/health`); Deno.exit(r.ok ? 0 : 1)"]
-CMD ["deno", "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "src/main.ts"]
+# V8 heap sizes for a small resident set (docs/performance.md, "Memory"): the same flags as `deno task start`.
+CMD ["deno", "run", "--v8-flags=--max-semi-space-size=8,--max-old-space-size=512", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-sys", "src/main.ts"]

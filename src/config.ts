@@ -38,6 +38,11 @@ export interface Config {
    * per core on PostgreSQL. The embedded database (PGlite) always has one.
    */
   workers?: number | undefined;
+  /**
+   * `SVC_PGLITE_SHARED_BUFFERS`: the embedded database's cache (PostgreSQL's `shared_buffers`, e.g. `64MB`);
+   * unset means 16 MB (src/db/dialect.ts `EMBEDDED_SHARED_BUFFERS`). Resident for the life of the process.
+   */
+  pgliteSharedBuffers?: string | undefined;
 }
 
 export const SERVICE_VERSION = "1.0.0";
@@ -54,6 +59,12 @@ export function readConfig(env: Record<string, string | undefined>): Config {
   const workers = env.SVC_WORKERS ? Number(env.SVC_WORKERS) : undefined;
   if (workers !== undefined && (!Number.isInteger(workers) || workers < 1 || workers > 256)) {
     throw new Error(`Cannot read SVC_WORKERS "${env.SVC_WORKERS}": use a whole number from 1 to 256`);
+  }
+  const pgliteSharedBuffers = env.SVC_PGLITE_SHARED_BUFFERS || undefined;
+  if (pgliteSharedBuffers !== undefined && !/^[1-9]\d*(kB|MB|GB)$/.test(pgliteSharedBuffers)) {
+    throw new Error(
+      `Cannot read SVC_PGLITE_SHARED_BUFFERS "${pgliteSharedBuffers}": use a size such as 16MB (kB, MB or GB)`,
+    );
   }
   return {
     port,
@@ -73,6 +84,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     logFormat: logFormat as Config["logFormat"],
     webhookAllowLoopback: env.SVC_WEBHOOK_ALLOW_LOOPBACK === "1",
     workers,
+    pgliteSharedBuffers,
     corsOrigins: (env.CORS_ORIGINS ?? "").split(",").map((o) => o.trim().replace(/\/+$/, "")).filter(Boolean),
   };
 }

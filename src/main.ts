@@ -113,7 +113,9 @@ let started: {
   demo: Awaited<ReturnType<typeof ensureDemo>>;
 };
 try {
-  opened = await openDatabase(config.databaseUrl, config.dataDir);
+  opened = await openDatabase(config.databaseUrl, config.dataDir, {
+    sharedBuffers: config.pgliteSharedBuffers,
+  });
   if (opened.engine === "postgres") {
     // A server that does not answer (filtered port, wrong host) would otherwise hang the start.
     await within(

@@ -1,6 +1,7 @@
 import type { Config } from "@/config.ts";
 import type { DemoData } from "@/bootstrap.ts";
 import { ADMIN_TOKEN_FILE } from "@/bootstrap.ts";
+import { EMBEDDED_SHARED_BUFFERS } from "@/db/dialect.ts";
 
 export interface StartupState {
   /** Where the server listens (the socket's address). */
@@ -48,6 +49,7 @@ export function startupLines(config: Config, state: StartupState): string[] {
   } else if (state.engine === "postgres") {
     lines.push("demo data: not created (SVC_DEMO=1, but the database already has projects)");
   }
+  if (state.engine === "pglite") lines.push(embeddedCacheLine(config));
   return lines;
 }
 
@@ -63,4 +65,11 @@ function workersLine(config: Config, state: StartupState): string {
     return config.workers ? "1 worker (SVC_WORKERS=1)" : "1 worker (one core; SVC_WORKERS=N runs N)";
   }
   return `${workers} workers share the port (SVC_WORKERS, default one per core); background work runs in worker 1`;
+}
+
+/** The embedded database's cache: resident for the life of the process, so the start says how to change it. */
+function embeddedCacheLine(config: Config): string {
+  const size = config.pgliteSharedBuffers ?? EMBEDDED_SHARED_BUFFERS;
+  return `embedded database cache: ${size} (SVC_PGLITE_SHARED_BUFFERS; more caches more of a large ` +
+    "database, and stays resident)";
 }

@@ -14,7 +14,9 @@
  *
  * The service (`src/main.ts`), the framework floor (scripts/bench/floor-server.ts) and the load
  * (scripts/bench/load.ts) are separate processes talking over loopback. Results: bench/results/latest.json
- * (PostgreSQL) or latest-pglite.json, and the markdown table next to it (also printed).
+ * (PostgreSQL) or latest-pglite.json, and the markdown table next to it (also printed). The table's header
+ * names the service's peak resident memory per worker against issue 27.5's target (300 MB on PGlite, 200 MB
+ * per worker on PostgreSQL) and, with --soak, the growth after warm-up (`meta.memory` in the JSON).
  */
 import { parseArgs } from "node:util";
 import { openDatabase } from "@/db/dialect.ts";
@@ -74,15 +76,58 @@ interface Key {
   projectId: string;
 }
 
-function rssMb(pid: number): number {
+/** The resident set (`VmRSS`) of a process, or its peak so far (`VmHWM`), in MB. */
+function rssMb(pid: number, field: "VmRSS" | "VmHWM" = "VmRSS"): number {
   try {
     const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    const kb = Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
     return kb / 1024;
   } catch (err) {
     console.error(`cannot read the memory of ${pid}: ${err}`);
     return NaN;
   }
+}
+
+/** Issue 27.5: resident memory per worker under the bench's loads, flat over the soak. */
+const MEMORY_TARGET_MB = { postgres: 200, pglite: 300 } as const;
+
+export interface MemorySummary {
+  /** The service process's peak resident set over the run (`VmHWM`: its workers are isolates of it). */
+  peakRssMb: number;
+  workers: number;
+  peakPerWorkerMb: number;
+  targetPerWorkerMb: number;
+  /** RSS growth over the soak after its first third (warm-up), when a soak ran. */
+  soakGrowthMb?: number;
+  met: boolean;
+}
+
+/** The memory verdict of a run: peak per worker against the target, and the soak's growth (flat: under 5%). */
+function memorySummary(pid: number, workers: number, soakRow: Row | undefined): MemorySummary {
+  const peakRssMb = Math.round(rssMb(pid, "VmHWM"));
+  const target = MEMORY_TARGET_MB[engine];
+  const peakPerWorkerMb = Math.round(peakRssMb / workers);
+  const growth = soakRow?.soakGrowthMb;
+  const flat = growth === undefined || growth <= 0.05 * (soakRow?.rssAfterMb ?? Infinity);
+  return {
+    peakRssMb,
+    workers,
+    peakPerWorkerMb,
+    targetPerWorkerMb: target,
+    ...(growth !== undefined ? { soakGrowthMb: Math.round(growth) } : {}),
+    met: peakPerWorkerMb <= target && flat,
+  };
+}
+
+function memoryLine(m: MemorySummary): string {
+  const soak = m.soakGrowthMb === undefined
+    ? "no soak (--soak N measures growth)"
+    : `soak growth after warm-up ${m.soakGrowthMb} MB`;
+  return `Memory (${
+    engine === "postgres" ? "PostgreSQL" : "PGlite"
+  }): peak RSS ${m.peakRssMb} MB for ${m.workers} ` +
+    `worker(s), ${m.peakPerWorkerMb} MB per worker against at most ${m.targetPerWorkerMb}; ${soak}: ` +
+    `target ${m.met ? "met" : "NOT met"}.`;
 }
 
 async function pool<T>(limit: number, jobs: Array<() => Promise<T>>): Promise<T[]> {
@@ -693,6 +738,7 @@ async function soak(s: Setup, seconds: number): Promise<Row> {
   samples.push(rssMb(s.svc.child.pid));
   const mid = samples[Math.floor(samples.length / 3)]!;
   return {
+    soakGrowthMb: samples.at(-1)! - mid,
     ...result,
     name: `soak ${seconds} s: GET /me + GET /context compact`,
     group: "read",
@@ -813,6 +859,7 @@ async function main(): Promise<number> {
     rows.push(await soak(setup, SOAK_S).finally(stop));
   }
 
+  const memory = memorySummary(setup.svc.child.pid, workers, rows.find((r) => r.soakGrowthMb !== undefined));
   const load1 = Deno.loadavg().map((v) => v.toFixed(1)).join(" ");
   const meta = {
     engine,
@@ -829,6 +876,7 @@ async function main(): Promise<number> {
     deno: Deno.version.deno,
     at: new Date().toISOString(),
     totalSeconds: Math.round((performance.now() - t0) / 1000),
+    memory,
   };
   const title =
     `deno task bench: ${engine === "postgres" ? "PostgreSQL" : "PGlite"}, ${workers} worker(s), ` +
@@ -836,6 +884,8 @@ async function main(): Promise<number> {
     `${DURATION_MS / 1000} s per row`;
   const table = markdown(title, rows, [
     `${meta.at}, ${meta.cpus} CPUs, load average ${load1} (1, 5, 15 min), ${meta.totalSeconds} s in all.`,
+    "",
+    memoryLine(memory),
   ]);
   console.log(`\n${table}`);
   if (!smoke || args.values.out) {

@@ -10,6 +10,8 @@ export interface Row extends LoadResult {
   ratio?: number;
   rssBeforeMb?: number | undefined;
   rssAfterMb?: number | undefined;
+  /** The soak row: RSS growth after its first third (warm-up). */
+  soakGrowthMb?: number;
   note?: string;
 }
 

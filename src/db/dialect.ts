@@ -5,6 +5,7 @@ import postgres from "postgres";
 import type { Database, Db } from "./database.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { AcquireWatchdog } from "./acquire-watchdog.ts";
+import { initdbInWorker } from "./initdb.ts";
 import { withPreparedStatements } from "./pglite-prepared.ts";
 
 export type Engine = "pglite" | "postgres";
@@ -18,14 +19,42 @@ export interface OpenedDatabase {
 }
 
 /**
+ * The embedded engine's shared buffers unless configured (`SVC_PGLITE_SHARED_BUFFERS`). PGlite starts
+ * PostgreSQL with 128 MB, all of it zeroed at start inside its WebAssembly memory, which never shrinks:
+ * 128 MB resident from the first second, over a third of the process (issue 27.5). A cache miss costs a read
+ * of the data directory's file, which the operating system's page cache serves.
+ */
+export const EMBEDDED_SHARED_BUFFERS = "16MB";
+
+/**
+ * Settings of the embedded engine's PostgreSQL, after PGlite's own (`PGlite.defaultStartParams`). Memory a
+ * WebAssembly instance has touched stays resident for its life, so every per-operation allowance is a
+ * lasting cost: `maintenance_work_mem` (an index build, 64 MB by default) is capped at 16 MB.
+ */
+export function embeddedStartParams(sharedBuffers = EMBEDDED_SHARED_BUFFERS): string[] {
+  return [
+    ...PGlite.defaultStartParams,
+    "-c",
+    `shared_buffers=${sharedBuffers}`,
+    "-c",
+    "maintenance_work_mem=16MB",
+  ];
+}
+
+/**
  * Opens the database named by `url`: a `postgres://` URL uses postgres.js, `memory://` an in-memory
  * PGlite, and `undefined` an embedded PGlite stored in `dataDir`, which this process then holds until
- * `close()` (another opener gets `DataDirInUseError`, see data-dir-lock.ts).
+ * `close()` (another opener gets `DataDirInUseError`, see data-dir-lock.ts). `sharedBuffers` sets the
+ * embedded engine's cache (`EMBEDDED_SHARED_BUFFERS` when omitted).
  */
 export async function openDatabase(
   url: string | undefined,
   dataDir: string,
-  options: { loadDataDir?: Blob; pglite?: Pick<PGliteOptions, "startParams" | "initDbStartParams"> } = {},
+  options: {
+    loadDataDir?: Blob;
+    pglite?: Pick<PGliteOptions, "startParams" | "initDbStartParams">;
+    sharedBuffers?: string | undefined;
+  } = {},
 ): Promise<OpenedDatabase> {
   if (url && /^postgres(ql)?:\/\//.test(url)) {
     const client = postgres(url, {
@@ -68,10 +97,14 @@ export async function openDatabase(
     pglite = url === "memory://"
       // Tests start from a dump of an already migrated database: much faster than initdb each time.
       ? new PGlite({
+        startParams: embeddedStartParams(options.sharedBuffers),
         ...options.pglite,
         ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
       })
-      : new PGlite(`${dataDir.replace(/\/+$/, "")}/pgdata`);
+      : await openEmbedded(
+        `${dataDir.replace(/\/+$/, "")}/pgdata`,
+        embeddedStartParams(options.sharedBuffers),
+      );
     await pglite.waitReady;
   } catch (err) {
     lock?.release();
@@ -91,6 +124,12 @@ export async function openDatabase(
       }
     },
   };
+}
+
+/** The embedded database in `path`; a first start creates it in a worker first (src/db/initdb.ts). */
+async function openEmbedded(path: string, startParams: string[]): Promise<PGlite> {
+  await initdbInWorker(path, startParams);
+  return new PGlite(path, { startParams });
 }
 
 /**
