@@ -12,6 +12,7 @@ import { ticketNextAction } from "./next-action.ts";
 import { loadProject } from "./project-info.ts";
 import { TICKET_FIELDS, type TicketFields, toTicket } from "@/domain/core/ticket-serialize.ts";
 import { boardColumns, TERMINAL_STATUSES } from "@/domain/core/workflow.ts";
+import { readCounts } from "@/domain/core/project-counts.ts";
 
 /** GET /board's query, as the route has parsed it. */
 export type BoardInput = z.output<typeof BoardQuery>;
@@ -162,10 +163,7 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
   const [project, fetched, counted, warnings] = await Promise.all([
     loadProject(db, actor.projectId),
     early && where ? boardPage(db, where, early.after, input.limit + 1) : null,
-    where
-      ? db.selectFrom("tickets").select(["tickets.status", sql<number>`count(*)::int`.as("n")])
-        .where(where).groupBy("tickets.status").execute()
-      : null,
+    early ? countByStatus(db, actor.projectId, early.f, where) : null,
     early ? collisionWarnings(db, actor.projectId, ctx.clock.now()) : null,
   ]);
   const columns = boardColumns(project.settings);
@@ -204,6 +202,28 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
     collisionWarnings: warnings,
     columns,
   };
+}
+
+/**
+ * Tickets per status of a board query. Filtered by status (or by the default "not cancelled") only: from
+ * the counts kept by trigger (migration 0028), so the cost does not grow with the project's history;
+ * with a type, tag, assignee or sprint filter: counted from the matching tickets.
+ */
+async function countByStatus(
+  db: DbOrTrx,
+  projectId: string,
+  f: BoardFilters,
+  where: ReturnType<typeof boardWhere> | null,
+): Promise<Array<{ status: string; n: number }>> {
+  if (f.type === null && f.tags.length === 0 && f.assignee === null && f.sprint === null) {
+    const counts = await readCounts(db, projectId, "ticket");
+    return [...counts].map(([status, n]) => ({ status, n })).filter((c) =>
+      f.statuses ? f.statuses.includes(c.status) : f.includeCancelled || c.status !== "cancelled"
+    );
+  }
+  if (!where) return [];
+  return await db.selectFrom("tickets").select(["tickets.status", sql<number>`count(*)::int`.as("n")])
+    .where(where).groupBy("tickets.status").execute();
 }
 
 type BoardRow = TicketFields & {
