@@ -20,7 +20,11 @@ function parts(db: DbOrTrx, projectId: string, kind: CountKind) {
   return db.selectFrom("project_counts").select(["key", sql<number>`n`.as("n"), sql<number>`0`.as("deltas")])
     .where("project_id", "=", projectId).where("kind", "=", kind)
     .unionAll(
-      db.selectFrom("project_count_deltas").select(["key", sql<number>`d`.as("n"), sql<number>`1`.as("deltas")])
+      db.selectFrom("project_count_deltas").select([
+        "key",
+        sql<number>`d`.as("n"),
+        sql<number>`1`.as("deltas"),
+      ])
         .where("project_id", "=", projectId).where("kind", "=", kind),
     );
 }
@@ -48,7 +52,11 @@ export function countSum(
  * The counts of one kind by key. A read that meets more than `FOLD_AFTER_DELTAS` deltas folds them
  * first (the worker normally has), so the next reads are cheap again.
  */
-export async function readCounts(db: DbOrTrx, projectId: string, kind: CountKind): Promise<Map<string, number>> {
+export async function readCounts(
+  db: DbOrTrx,
+  projectId: string,
+  kind: CountKind,
+): Promise<Map<string, number>> {
   const rows = await db.selectFrom(parts(db, projectId, kind).as("u"))
     .select(["u.key", sql<number>`sum(u.n)::int`.as("n"), sql<number>`sum(u.deltas)::int`.as("deltas")])
     .groupBy("u.key").execute();
@@ -62,7 +70,9 @@ export async function readCounts(db: DbOrTrx, projectId: string, kind: CountKind
  * uncommitted writes are not visible, so they stay for a later fold. Returns the deltas moved.
  */
 export async function foldCounts(db: DbOrTrx): Promise<number> {
-  const result = await sql<{ moved: number }>`WITH lock AS (SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS ok),
+  const result = await sql<
+    { moved: number }
+  >`WITH lock AS (SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS ok),
     moved AS (DELETE FROM project_count_deltas WHERE (SELECT ok FROM lock)
         AND id IN (SELECT id FROM project_count_deltas ORDER BY id LIMIT ${FOLD_BATCH})
       RETURNING project_id, kind, key, d),

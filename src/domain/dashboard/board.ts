@@ -77,7 +77,8 @@ export async function dashboardBoard(
     if (filters.tag) q = q.where(sql<boolean>`t.tags @> ${JSON.stringify([filters.tag])}::jsonb`);
     return q;
   };
-  const filtered = (filters.sprintId !== undefined && (UUID.test(filters.sprintId) || filters.sprintId === "none")) ||
+  const filtered =
+    (filters.sprintId !== undefined && (UUID.test(filters.sprintId) || filters.sprintId === "none")) ||
     (filters.assigneeId !== undefined && (UUID.test(filters.assigneeId) || filters.assigneeId === "none")) ||
     Boolean(filters.tag);
   const [counts, sprints, agents] = await Promise.all([
