@@ -445,6 +445,17 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
       group: "read",
       spec: () => http(base, s.board, get(`/api/board?limit=${BOARD_TICKETS}`), one),
     },
+    // Issue 27.4: the REST board's first page (20 tickets) on the small and the large project.
+    {
+      name: "1 caller: GET /board first page, small project",
+      group: "read",
+      spec: () => http(base, light, get("/api/board?limit=20"), one),
+    },
+    {
+      name: "1 caller: GET /board first page, large project",
+      group: "read",
+      spec: () => http(base, s.large, get("/api/board?limit=20"), one),
+    },
     ...dashboardPages(s),
     {
       name: "POST /ledger",
