@@ -106,6 +106,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     END $$`,
     `CREATE TRIGGER threads_count_update AFTER UPDATE OF project_id, status ON threads
       FOR EACH ROW EXECUTE FUNCTION count_threads_update()`,
+    // GET /board's collision warnings read the open assigned tickets that may expect a claimed file:
+    // by the lower-cased expected files (GIN), and those expecting a directory or symbol (TERMINAL_STATUSES
+    // of src/domain/core/workflow.ts; the query repeats these predicates word for word).
+    `CREATE INDEX tickets_open_expected_lower_idx ON tickets USING gin ((lower(expected_files::text)::jsonb))
+      WHERE assignee_agent_id IS NOT NULL AND status NOT IN ('done', 'cancelled')`,
+    `CREATE INDEX tickets_open_expected_wide_idx ON tickets (project_id)
+      WHERE assignee_agent_id IS NOT NULL AND status NOT IN ('done', 'cancelled')
+        AND (expected_files::text LIKE '%/**"%' OR strpos(expected_files::text, '#') > 0)`,
     // Backfill: the counts of the rows that exist now (the triggers count every later change).
     `INSERT INTO project_counts (project_id, kind, key, n)
       SELECT project_id, 'ticket', status, count(*) FROM tickets GROUP BY project_id, status

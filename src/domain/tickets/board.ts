@@ -268,6 +268,23 @@ async function boardPage(
 /** QA test statuses that count a criterion as passed. */
 const PASSED_STATUSES = ["passed", "pass", "verified"];
 
+/**
+ * The open assigned tickets that may expect one of the claimed `files` (all plain files): those with one
+ * of them among their expected files in any letter case (the GIN index of migration 0028) and those
+ * expecting a directory or a symbol (its partial index), so that the exact check that follows reads the
+ * candidates, not every open ticket. The literals repeat the indexes' predicates word for word.
+ */
+function collisionCandidates(projectId: string, files: string[]) {
+  const open = sql.raw(`t.assignee_agent_id IS NOT NULL AND t.status NOT IN ('done', 'cancelled')`);
+  return sql`SELECT t.id FROM tickets t WHERE t.project_id = ${projectId} AND ${open}
+      AND lower(t.expected_files::text)::jsonb ?| (SELECT array_agg(lower(c.file)) FROM unnest(array[${
+    sql.join(files)
+  }]::text[]) AS c(file))
+    UNION
+    SELECT t.id FROM tickets t WHERE t.project_id = ${projectId} AND ${open}
+      AND (t.expected_files::text LIKE '%/**"%' OR strpos(t.expected_files::text, '#') > 0)`;
+}
+
 export interface CollisionWarning {
   agentName: string;
   agentId: string;
@@ -300,7 +317,8 @@ export async function collisionWarnings(
   const files = [...new Set(claimed.map((c) => c.file))];
   // A claimed directory or symbol overlaps expected entries of other spellings: no narrowing by path then
   // (the overlap is decided below, by `entriesOverlap`); nor for expected directories and symbols.
-  const wide = files.some((f) => parseEntry(f).kind !== "file") ? sql`true` : sql`false`;
+  const anyWide = files.some((f) => parseEntry(f).kind !== "file");
+  const wide = anyWide ? sql`true` : sql`false`;
   const tickets = await db.selectFrom("tickets").leftJoin("agents", "agents.id", "tickets.assignee_agent_id")
     .innerJoin("projects", "projects.id", "tickets.project_id")
     .select([
@@ -313,6 +331,9 @@ export async function collisionWarnings(
     .where("tickets.project_id", "=", projectId)
     .where("tickets.status", "not in", [...TERMINAL_STATUSES])
     .where("tickets.assignee_agent_id", "is not", null)
+    .where(
+      anyWide ? sql<SqlBool>`true` : sql<SqlBool>`tickets.id IN (${collisionCandidates(projectId, files)})`,
+    )
     .where(sql<SqlBool>`EXISTS (SELECT 1 FROM jsonb_array_elements_text(tickets.expected_files) AS ef(file)
       WHERE ${wide} OR ef.file LIKE '%/**' OR strpos(ef.file, '#') > 0
         OR lower(ef.file) IN (SELECT lower(c.file) FROM unnest(array[${
