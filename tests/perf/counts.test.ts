@@ -5,7 +5,8 @@ import type { Db } from "@/db/database.ts";
 import { openDatabase } from "@/db/dialect.ts";
 import { migrateTo, migrateToLatest } from "@/db/migrate.ts";
 import { type CountKind, countSum, foldCounts, readCounts } from "@/domain/core/project-counts.ts";
-import { call, env, newProject, test } from "../helpers/mod.ts";
+import { call, env, newProject, pairAgent, test } from "../helpers/mod.ts";
+import { insertClaim } from "../helpers/fixtures.ts";
 import { create, setup } from "../tickets/_helpers.ts";
 
 /**
@@ -333,4 +334,28 @@ test("PERF2-4 migration 0028 backfills the counts of the tickets and threads tha
     await opened.close();
     if (e.engine === "postgres") await sql.raw(`DROP DATABASE ${name}`).execute(e.db);
   }
+});
+
+test("PERF2-4 GET /board collisionWarnings with plain-file claims find expected directories, symbols and other letter cases, and skip closed tickets", async () => {
+  const s = await setup();
+  const other = await pairAgent(s.projectId);
+  const dir = await create(other.token, { assignToSelf: true, expectedFiles: ["src/auth/**"] });
+  const symbol = await create(other.token, { assignToSelf: true, expectedFiles: ["lib/x.ts#f"] });
+  const upper = await create(other.token, { assignToSelf: true, expectedFiles: ["DOCS/Readme.md"] });
+  await create(other.token, { assignToSelf: true, expectedFiles: ["src/elsewhere.ts"] });
+  const closed = await create(other.token, { assignToSelf: true, expectedFiles: ["docs/readme.md"] });
+  await (await env()).db.updateTable("tickets").set({ status: "done" }).where("id", "=", closed.id).execute();
+  await insertClaim(s.projectId, {
+    agentId: s.agent.agentId,
+    files: ["src/auth/token.ts", "lib/x.ts", "docs/README.md"],
+  });
+  const res = await call("GET", "/board", { token: s.agent.token });
+  assert.equal(res.status, 200, res.text);
+  const warnings = res.body.data.collisionWarnings;
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.deepEqual(warnings[0].conflictingFiles, ["DOCS/Readme.md", "lib/x.ts#f", "src/auth/**"]);
+  assert.deepEqual(
+    warnings[0].tickets.map((t: { ticketRef: string }) => t.ticketRef).sort(),
+    [dir, symbol, upper].map((t) => `${s.prefix}-${t.number}`).sort(),
+  );
 });
