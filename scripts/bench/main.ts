@@ -456,6 +456,17 @@ function workloads(s: Setup, floorBase: string, dbUrl: string | undefined): Work
       group: "read",
       spec: () => http(base, s.large, get("/api/board?limit=20"), one),
     },
+    // The same with one ticket each: what the board costs beyond its page.
+    {
+      name: "1 caller: GET /board one ticket, small project",
+      group: "read",
+      spec: () => http(base, light, get("/api/board?limit=1"), one),
+    },
+    {
+      name: "1 caller: GET /board one ticket, large project",
+      group: "read",
+      spec: () => http(base, s.large, get("/api/board?limit=1"), one),
+    },
     ...dashboardPages(s),
     {
       name: "POST /ledger",
