@@ -359,3 +359,50 @@ test("PERF2-4 GET /board collisionWarnings with plain-file claims find expected 
     [dir, symbol, upper].map((t) => `${s.prefix}-${t.number}`).sort(),
   );
 });
+
+test(
+  "PERF2-4 two transactions moving tickets of one project in opposite directions do not wait on each other for the counts",
+  async () => {
+    const e = await env();
+    const { projectId } = await newProject();
+    const now = new Date();
+    const ids = ["backlog", "review", "review", "backlog"].map((status, i) => ({
+      id: crypto.randomUUID(),
+      project_id: projectId,
+      number: i + 1,
+      title: `Opposite ${i}`,
+      status,
+      status_changed_at: now,
+      created_at: now,
+      updated_at: now,
+    }));
+    await e.db.insertInto("tickets").values(ids).execute();
+    const [a1, a2, b1, b2] = ids.map((t) => t.id) as [string, string, string, string];
+    const step1 = Promise.withResolvers<void>();
+    const step2 = Promise.withResolvers<void>();
+    const move = (trx: Db, id: string, status: string) =>
+      trx.updateTable("tickets").set({ status }).where("id", "=", id).execute();
+    // A shared counter row per status would make the second transaction wait for the first, which waits
+    // for the second: the lock timeout turns that wait into an error here.
+    const first = e.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL lock_timeout = '3s'`.execute(trx);
+      await move(trx as unknown as Db, a1, "review");
+      step1.resolve();
+      await step2.promise;
+      await move(trx as unknown as Db, a2, "backlog");
+    });
+    const second = e.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL lock_timeout = '3s'`.execute(trx);
+      await step1.promise;
+      await move(trx as unknown as Db, b1, "backlog");
+      step2.resolve();
+      await move(trx as unknown as Db, b2, "review");
+    });
+    await Promise.all([first, second]);
+    assert.deepEqual(await keptCounts(e.db, projectId), await freshCounts(e.db, projectId));
+  },
+  {
+    ignore: !Deno.env.get("TEST_DATABASE_URL"),
+    reason: "needs TEST_DATABASE_URL (PGlite has one connection)",
+  },
+);
