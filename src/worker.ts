@@ -7,6 +7,7 @@ import { syncTestClock } from "@/domain/maintenance/test-clock.ts";
 import { JOB_HANDLERS } from "@/domain/jobs/handlers.ts";
 import { advanceLedgerChains } from "@/domain/audit/chain.ts";
 import { settleAllQueues } from "@/domain/claims/queue.ts";
+import { foldCounts } from "@/domain/core/project-counts.ts";
 import type { LogWriter } from "@/http/access-log.ts";
 import type { Metrics } from "@/http/metrics.ts";
 import { loggableError } from "@/shared/log-safe.ts";
@@ -62,6 +63,8 @@ export function startBackgroundWork(deps: BackgroundDeps, intervalMs = 1000): St
       );
       // The claim wait queue's due work (expired requests, grants after a claim expired) within 2 s.
       if (!stopping) await settleAllQueues(deps.db, deps.clock.now());
+      // The deltas of the counts kept by trigger (migration 0028) folded, so that reads stay short.
+      if (!stopping) await foldCounts(deps.db);
       const now = deps.clock.now().getTime();
       if (!stopping && (lastChain === null || now - lastChain >= LEDGER_CHAIN_EVERY_MS)) {
         lastChain = now;

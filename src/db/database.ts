@@ -15,6 +15,7 @@ import type { OAuthKeysTables } from "./tables/oauth-keys.ts";
 import type { OAuthClientsTables } from "./tables/oauth-clients.ts";
 import type { OAuthTokensTables } from "./tables/oauth-tokens.ts";
 import type { WebhooksTables } from "./tables/webhooks.ts";
+import type { CountsTables } from "./tables/counts.ts";
 
 /** Every table of the service. Each area keeps its own additions in tables/<area>.ts. */
 export interface Database
@@ -34,7 +35,8 @@ export interface Database
     OAuthKeysTables,
     OAuthClientsTables,
     OAuthTokensTables,
-    WebhooksTables {}
+    WebhooksTables,
+    CountsTables {}
 
 export type Db = Kysely<Database>;
 export type Trx = Transaction<Database>;

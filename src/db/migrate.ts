@@ -28,6 +28,7 @@ import * as m0024 from "./migrations/0024_claim_entries.ts";
 import * as m0025 from "./migrations/0025_webhooks.ts";
 import * as m0026 from "./migrations/0026_ledger_chain.ts";
 import * as m0027 from "./migrations/0027_claim_fences.ts";
+import * as m0028 from "./migrations/0028_project_counts.ts";
 
 /**
  * Every migration, in order. One set serves PGlite and PostgreSQL alike. Each area owns its file
@@ -62,6 +63,7 @@ const migrations: Record<string, Migration> = {
   "0025_webhooks": m0025,
   "0026_ledger_chain": m0026,
   "0027_claim_fences": m0027,
+  "0028_project_counts": m0028,
 };
 
 const provider: MigrationProvider = {

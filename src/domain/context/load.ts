@@ -22,6 +22,7 @@ import { reviewPage, yourReviewRows, yourReviewsQuery } from "./reviews.ts";
 import { contextScalars } from "./scalars.ts";
 import { callerSituationOnce } from "@/domain/core/silence.ts";
 import { threadPage } from "./threads.ts";
+import { countsQuery } from "@/domain/core/project-counts.ts";
 import { incomingPendingQuery, releaseRequestView } from "@/domain/claims/release-request-rows.ts";
 
 /** Statuses of a ticket an agent is working on (its active ticket, GET /context). */
@@ -92,9 +93,9 @@ function activeTicketQuery(db: DbOrTrx, actor: ActorCtx["actor"]) {
 }
 export type ActiveTicketRow = RowOf<ReturnType<typeof activeTicketQuery>>;
 
+/** Tickets per status, from the counts kept by trigger (migration 0028), not by counting every ticket. */
 function boardCountsQuery(db: DbOrTrx, projectId: string) {
-  return db.selectFrom("tickets").select(["status", sql<number>`count(*)::int`.as("n")])
-    .where("project_id", "=", projectId).groupBy("status");
+  return db.selectFrom(countsQuery(db, projectId, "ticket").as("c")).select(["c.key as status", "c.n"]);
 }
 export type BoardCount = RowOf<ReturnType<typeof boardCountsQuery>>;
 

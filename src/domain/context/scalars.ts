@@ -2,6 +2,7 @@ import { type Expression, sql } from "kysely";
 import { listColumns, listsOf } from "./json-lists.ts";
 import { sameSubAgent } from "@/domain/core/sub-agent-sql.ts";
 import type { DbOrTrx } from "@/db/database.ts";
+import { countSum } from "@/domain/core/project-counts.ts";
 import { REVIEW_STATUSES } from "@/domain/core/workflow.ts";
 import type { Keyset } from "./reviews.ts";
 import type { ThreadStatusFilter } from "./threads.ts";
@@ -59,6 +60,9 @@ interface Row {
 const parsed = <T>(value: T | string | null): T | null =>
   typeof value === "string" ? JSON.parse(value) as T : value;
 
+/** Statuses of an unassigned ticket an agent may pick (the `pickable` count). */
+const PICKABLE_STATUSES = ["backlog", "sprint_backlog", "claimed"];
+
 /**
  * The single-value parts of GET /context in ONE statement (each subquery an index or index-only
  * lookup), so that they cost one round trip instead of nine.
@@ -80,6 +84,7 @@ export async function contextScalars(
   const sub = input.subAgentName;
   const reviewStatuses = sql.join(REVIEW_STATUSES.map((s) => sql.lit(s)));
   const threadFilter = input.threadStatus === "all" ? sql`` : sql`AND t.status = ${input.threadStatus}`;
+  const threadKeys = input.threadStatus === "all" ? null : [input.threadStatus];
   const compact = input.compact;
   // The same rows, in the same order, as threadPage and reviewPage (oldest waiting first) read.
   const ids = compact
@@ -104,11 +109,11 @@ export async function contextScalars(
         AND ${sameSubAgent("sub_agent_name", sub)} LIMIT 2) s) AS sessions,
       (SELECT count(DISTINCT payload->>'moduleName')::int FROM ledger_entries WHERE project_id = ${projectId}
         AND type = 'DONE' AND payload->>'kind' = 'handoff') AS modules_done,
-      (SELECT count(*)::int FROM tickets WHERE project_id = ${projectId} AND status IN (${reviewStatuses})
-        AND (assignee_agent_id IS NULL OR assignee_agent_id <> ${agentId})) AS review_total,
-      (SELECT count(*)::int FROM tickets WHERE project_id = ${projectId} AND assignee_agent_id IS NULL
-        AND human_only = false AND status IN ('backlog', 'sprint_backlog', 'claimed')) AS pickable,
-      (SELECT count(*)::int FROM threads t WHERE t.project_id = ${projectId} ${threadFilter}) AS thread_count,
+      ${countSum(db, projectId, "ticket", REVIEW_STATUSES)} - (SELECT count(*)::int FROM tickets
+        WHERE assignee_agent_id = ${agentId} AND status IN (${reviewStatuses}) AND project_id = ${projectId})
+        AS review_total,
+      ${countSum(db, projectId, "pickable", PICKABLE_STATUSES)} AS pickable,
+      ${countSum(db, projectId, "thread", threadKeys)} AS thread_count,
       (SELECT row_to_json(e) FROM (SELECT env_health, created_at FROM ledger_entries WHERE agent_id = ${agentId}
         AND env_health IS NOT NULL ORDER BY seq DESC LIMIT 1) e) AS env,
       (SELECT report FROM sessions WHERE agent_id = ${agentId} AND report IS NOT NULL

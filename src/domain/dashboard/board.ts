@@ -6,6 +6,7 @@ import { STALE_TICKET_MS } from "@/domain/ledger/stale.ts";
 import { priorityOf } from "@/domain/core/ticket-serialize.ts";
 import { boardColumns, isReviewStatus } from "@/domain/core/workflow.ts";
 import type { DashboardMember } from "./access.ts";
+import { readCounts } from "@/domain/core/project-counts.ts";
 
 /** Cards shown per column and page. */
 export const BOARD_PAGE_SIZE = 25;
@@ -76,8 +77,15 @@ export async function dashboardBoard(
     if (filters.tag) q = q.where(sql<boolean>`t.tags @> ${JSON.stringify([filters.tag])}::jsonb`);
     return q;
   };
+  const filtered =
+    (filters.sprintId !== undefined && (UUID.test(filters.sprintId) || filters.sprintId === "none")) ||
+    (filters.assigneeId !== undefined && (UUID.test(filters.assigneeId) || filters.assigneeId === "none")) ||
+    Boolean(filters.tag);
   const [counts, sprints, agents] = await Promise.all([
-    base().select(["t.status", sql<number>`count(*)::int`.as("n")]).groupBy("t.status").execute(),
+    // Unfiltered: the counts kept by trigger (migration 0028) instead of counting every ticket.
+    filtered
+      ? base().select(["t.status", sql<number>`count(*)::int`.as("n")]).groupBy("t.status").execute()
+      : readCounts(ctx.db, project.id, "ticket").then((m) => [...m].map(([status, n]) => ({ status, n }))),
     ctx.db.selectFrom("sprints").select(["id", "number", "name", "status"])
       .where("project_id", "=", project.id).orderBy("number", "desc").limit(50).execute(),
     ctx.db.selectFrom("agents").select(["id", "name"]).where("project_id", "=", project.id)

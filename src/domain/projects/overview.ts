@@ -68,11 +68,13 @@ export function workqueueQuery(db: DbOrTrx, projectId: string, limit = 20) {
     .where("t.human_only", "=", false)
     .where("t.status", "in", ["in_progress", "sprint_backlog"])
     .orderBy("t.number", "asc").limit(limit);
+  // The active sprint's id first (one at most: `sprints_one_active`), so that its backlog is read
+  // through the sprint's index instead of scanning every unassigned backlog ticket for the sprint's.
+  const active = db.selectFrom("sprints as s").select("s.id").where("s.project_id", "=", projectId)
+    .where("s.status", "=", "active").limit(1);
   const sprint = db.selectFrom("tickets as t")
-    .innerJoin("sprints as s", "s.id", "t.sprint_id")
     .select(["t.id", "t.number", "t.title", "t.status", "t.type"])
-    .where("s.project_id", "=", projectId)
-    .where("s.status", "=", "active")
+    .where("t.sprint_id", "=", active)
     .where("t.project_id", "=", projectId)
     .where("t.assignee_agent_id", "is", null)
     .where("t.human_only", "=", false)

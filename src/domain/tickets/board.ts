@@ -12,6 +12,7 @@ import { ticketNextAction } from "./next-action.ts";
 import { loadProject } from "./project-info.ts";
 import { TICKET_FIELDS, type TicketFields, toTicket } from "@/domain/core/ticket-serialize.ts";
 import { boardColumns, TERMINAL_STATUSES } from "@/domain/core/workflow.ts";
+import { readCounts } from "@/domain/core/project-counts.ts";
 
 /** GET /board's query, as the route has parsed it. */
 export type BoardInput = z.output<typeof BoardQuery>;
@@ -162,10 +163,7 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
   const [project, fetched, counted, warnings] = await Promise.all([
     loadProject(db, actor.projectId),
     early && where ? boardPage(db, where, early.after, input.limit + 1) : null,
-    where
-      ? db.selectFrom("tickets").select(["tickets.status", sql<number>`count(*)::int`.as("n")])
-        .where(where).groupBy("tickets.status").execute()
-      : null,
+    early ? countByStatus(db, actor.projectId, early.f, where) : null,
     early ? collisionWarnings(db, actor.projectId, ctx.clock.now()) : null,
   ]);
   const columns = boardColumns(project.settings);
@@ -204,6 +202,28 @@ export async function readBoard(ctx: ActorCtx, input: BoardInput) {
     collisionWarnings: warnings,
     columns,
   };
+}
+
+/**
+ * Tickets per status of a board query. Filtered by status (or by the default "not cancelled") only: from
+ * the counts kept by trigger (migration 0028), so the cost does not grow with the project's history;
+ * with a type, tag, assignee or sprint filter: counted from the matching tickets.
+ */
+async function countByStatus(
+  db: DbOrTrx,
+  projectId: string,
+  f: BoardFilters,
+  where: ReturnType<typeof boardWhere> | null,
+): Promise<Array<{ status: string; n: number }>> {
+  if (f.type === null && f.tags.length === 0 && f.assignee === null && f.sprint === null) {
+    const counts = await readCounts(db, projectId, "ticket");
+    return [...counts].map(([status, n]) => ({ status, n })).filter((c) =>
+      f.statuses ? f.statuses.includes(c.status) : f.includeCancelled || c.status !== "cancelled"
+    );
+  }
+  if (!where) return [];
+  return await db.selectFrom("tickets").select(["tickets.status", sql<number>`count(*)::int`.as("n")])
+    .where(where).groupBy("tickets.status").execute();
 }
 
 type BoardRow = TicketFields & {
@@ -248,6 +268,23 @@ async function boardPage(
 /** QA test statuses that count a criterion as passed. */
 const PASSED_STATUSES = ["passed", "pass", "verified"];
 
+/**
+ * The open assigned tickets that may expect one of the claimed `files` (all plain files): those with one
+ * of them among their expected files in any letter case (the GIN index of migration 0028) and those
+ * expecting a directory or a symbol (its partial index), so that the exact check that follows reads the
+ * candidates, not every open ticket. The literals repeat the indexes' predicates word for word.
+ */
+function collisionCandidates(projectId: string, files: string[]) {
+  const open = sql.raw(`t.assignee_agent_id IS NOT NULL AND t.status NOT IN ('done', 'cancelled')`);
+  return sql`SELECT t.id FROM tickets t WHERE t.project_id = ${projectId} AND ${open}
+      AND lower(t.expected_files::text)::jsonb ?| (SELECT array_agg(lower(c.file)) FROM unnest(array[${
+    sql.join(files)
+  }]::text[]) AS c(file))
+    UNION
+    SELECT t.id FROM tickets t WHERE t.project_id = ${projectId} AND ${open}
+      AND (t.expected_files::text LIKE '%/**"%' OR strpos(t.expected_files::text, '#') > 0)`;
+}
+
 export interface CollisionWarning {
   agentName: string;
   agentId: string;
@@ -280,7 +317,8 @@ export async function collisionWarnings(
   const files = [...new Set(claimed.map((c) => c.file))];
   // A claimed directory or symbol overlaps expected entries of other spellings: no narrowing by path then
   // (the overlap is decided below, by `entriesOverlap`); nor for expected directories and symbols.
-  const wide = files.some((f) => parseEntry(f).kind !== "file") ? sql`true` : sql`false`;
+  const anyWide = files.some((f) => parseEntry(f).kind !== "file");
+  const wide = anyWide ? sql`true` : sql`false`;
   const tickets = await db.selectFrom("tickets").leftJoin("agents", "agents.id", "tickets.assignee_agent_id")
     .innerJoin("projects", "projects.id", "tickets.project_id")
     .select([
@@ -293,6 +331,9 @@ export async function collisionWarnings(
     .where("tickets.project_id", "=", projectId)
     .where("tickets.status", "not in", [...TERMINAL_STATUSES])
     .where("tickets.assignee_agent_id", "is not", null)
+    .where(
+      anyWide ? sql<SqlBool>`true` : sql<SqlBool>`tickets.id IN (${collisionCandidates(projectId, files)})`,
+    )
     .where(sql<SqlBool>`EXISTS (SELECT 1 FROM jsonb_array_elements_text(tickets.expected_files) AS ef(file)
       WHERE ${wide} OR ef.file LIKE '%/**' OR strpos(ef.file, '#') > 0
         OR lower(ef.file) IN (SELECT lower(c.file) FROM unnest(array[${
