@@ -21,6 +21,7 @@ import { CompiledQuery } from "kysely";
 import { createApp } from "@/app.ts";
 import { openDatabase } from "@/db/dialect.ts";
 import { ADMIN_TOKEN, startTestEnv } from "../../tests/helpers/env.ts";
+import { callApp } from "./in-process.ts";
 
 const args = parseArgs({
   args: Deno.args,
@@ -54,18 +55,7 @@ const dbBefore = await old.dialect.openDatabase(url, "");
 const after = createApp({ db: dbAfter.db, engine: e.engine, clock: e.clock, config: e.config });
 const before = old.app.createApp({ db: dbBefore.db, engine: e.engine, clock: e.clock, config: e.config });
 
-async function api(a: App, token: string, method: string, path: string, body?: unknown) {
-  const res = await a.fetch(
-    new Request(`http://localhost:8787${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-  const json = await res.json();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
+const api = callApp;
 
 const org = await api(after, ADMIN_TOKEN, "POST", "/admin/orgs", { name: "AB", plan: "enterprise" });
 const project = await api(after, ADMIN_TOKEN, "POST", "/admin/projects", {

@@ -20,6 +20,7 @@ import { createApp } from "@/app.ts";
 import { countingDb } from "../../tests/helpers/counting-db.ts";
 import { ADMIN_TOKEN, startTestEnv } from "../../tests/helpers/env.ts";
 import { split, startProfile, topFunctions } from "./profile-split.ts";
+import { callApp } from "./in-process.ts";
 
 const args = parseArgs({
   args: Deno.args,
@@ -43,18 +44,8 @@ const e = await startTestEnv({ testClock: false });
 const { db, counts } = countingDb(e.db);
 const app = createApp({ db, engine: e.engine, clock: e.clock, config: e.config });
 
-async function api(token: string, method: string, path: string, body?: unknown) {
-  const res = await app.fetch(
-    new Request(`http://localhost:8787${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  );
-  const json = await res.json();
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
-}
+const api = (token: string, method: string, path: string, body?: unknown) =>
+  callApp(app, token, method, path, body);
 
 const org = await api(ADMIN_TOKEN, "POST", "/admin/orgs", { name: "Per call", plan: "enterprise" });
 const project = await api(ADMIN_TOKEN, "POST", "/admin/projects", {

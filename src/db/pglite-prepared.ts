@@ -101,9 +101,15 @@ class Statements {
   }
 
   async #evictOldest(): Promise<void> {
-    const [text, oldest] = this.#byText.entries().next().value!;
+    const text = this.#byText.keys().next().value!;
+    await this.#forget(text);
+  }
+
+  /** Closes the statement prepared for `text` and forgets it. */
+  async #forget(text: string): Promise<void> {
+    const prepared = this.#byText.get(text)!;
     this.#byText.delete(text);
-    await send(this.pglite, [protocol.serialize.close({ type: "S", name: oldest.name })], false);
+    await send(this.pglite, [protocol.serialize.close({ type: "S", name: prepared.name })], false);
   }
 
   async #execute<T>(text: string, params: unknown[], syncToFs: boolean): Promise<Results<T>> {
@@ -129,9 +135,7 @@ class Statements {
       return await this.#execute<T>(text, params, syncToFs);
     } catch (err) {
       if ((err as { code?: string }).code !== PLAN_CHANGED || !this.#byText.has(text)) throw err;
-      const stale = this.#byText.get(text)!;
-      this.#byText.delete(text);
-      await send(this.pglite, [protocol.serialize.close({ type: "S", name: stale.name })], false);
+      await this.#forget(text);
       return await this.#execute<T>(text, params, syncToFs);
     }
   }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import { readConfig } from "@/config.ts";
 import { startupLines } from "@/startup-lines.ts";
 import { test } from "../helpers/mod.ts";
+import { emptyDatabase, freePort } from "../helpers/process.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const LISTENING = { hostname: "127.0.0.1", port: 8787 };
@@ -62,31 +62,6 @@ test("start-up lines on the embedded database print the generated admin token an
   assert.equal(lines.some((l) => / is off/.test(l)), false);
 });
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
-/** A fresh, empty database on the TEST_DATABASE_URL server (dropped by the returned function). */
-async function emptyDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `svc_first_${crypto.randomUUID().replace(/-/g, "").slice(0, 16)}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = postgres(baseUrl, { max: 1, onnotice: () => {} });
-      await again.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await again.end();
-    },
-  };
-}
-
 /** Starts `src/main.ts`, waits for `until` in its log (30 s at most), runs `whileUp`, stops it: its log. */
 async function run(env: Record<string, string>, until: RegExp, whileUp: (origin: string) => Promise<void>) {
   const port = freePort();
@@ -134,7 +109,7 @@ const NEEDS_PG = { ignore: baseUrl === "", reason: "needs TEST_DATABASE_URL (Pos
 test(
   "a first start on PostgreSQL says what is off and how to turn it on; the CLI says the same",
   async () => {
-    const db = await emptyDatabase(baseUrl);
+    const db = await emptyDatabase(baseUrl, "svc_first");
     try {
       let cli = "";
       let admin: { status: number; body: { error: { message: string } } } | undefined;
@@ -168,7 +143,7 @@ test(
 test(
   "a first start on PostgreSQL with SVC_DEMO=1 and a token creates the demo and prints its sign-in and code",
   async () => {
-    const db = await emptyDatabase(baseUrl);
+    const db = await emptyDatabase(baseUrl, "svc_first");
     try {
       const log = await run(
         { DATABASE_URL: db.url, SVC_DEMO: "1", SVC_ADMIN_TOKEN: "first-start-token" },

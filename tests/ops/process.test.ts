@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import { test } from "../helpers/mod.ts";
-import { collect, freePort, waitForLine } from "../helpers/process.ts";
+import { collect, emptyDatabase, freePort, waitForLine } from "../helpers/process.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const PG = Deno.env.get("TEST_DATABASE_URL") ?? "";
@@ -66,13 +65,10 @@ function freezableProxy(target: URL) {
 test(
   "Deno Deploy permissions: the service starts on PostgreSQL with only --allow-net --allow-env --allow-read, and SIGTERM with the database gone exits within 10 s and logs it",
   async () => {
-    const name = `svc_proc_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-    const adminSql = postgres(PG, { max: 1, onnotice: () => {} });
-    await adminSql.unsafe(`CREATE DATABASE ${name}`);
+    const db = await emptyDatabase(PG);
     const proxy = freezableProxy(new URL(PG));
-    const url = new URL(PG);
+    const url = new URL(db.url);
     url.host = `127.0.0.1:${proxy.port}`;
-    url.pathname = `/${name}`;
     const port = freePort();
     const child = new Deno.Command(Deno.execPath(), {
       // Exactly what Deno Deploy grants: no --allow-write, no --allow-run, no --allow-sys.
@@ -123,8 +119,7 @@ test(
         child.kill("SIGKILL");
       } catch { /* already exited */ }
       proxy.close();
-      await adminSql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await adminSql.end();
+      await db.drop();
     }
   },
   NEEDS_PG,
@@ -133,16 +128,12 @@ test(
 test(
   "SIGINT with the database up: in-flight work finishes, the pool closes, exit 0 with a clean 'stopped' line",
   async () => {
-    const name = `svc_proc_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-    const adminSql = postgres(PG, { max: 1, onnotice: () => {} });
-    await adminSql.unsafe(`CREATE DATABASE ${name}`);
-    const url = new URL(PG);
-    url.pathname = `/${name}`;
+    const db = await emptyDatabase(PG);
     const port = freePort();
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-net", "--allow-env", "--allow-read", "src/main.ts"],
       cwd: ROOT,
-      env: { NO_COLOR: "1", PORT: String(port), DATABASE_URL: url.toString(), LOG_FORMAT: "text" },
+      env: { NO_COLOR: "1", PORT: String(port), DATABASE_URL: db.url, LOG_FORMAT: "text" },
       stdout: "piped",
       stderr: "piped",
     }).spawn();
@@ -167,8 +158,7 @@ test(
       try {
         child.kill("SIGKILL");
       } catch { /* already exited */ }
-      await adminSql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await adminSql.end();
+      await db.drop();
     }
   },
   NEEDS_PG,

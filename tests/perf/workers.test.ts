@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import { readConfig } from "@/config.ts";
 import { workerCount } from "@/cluster.ts";
 import { startupLines } from "@/startup-lines.ts";
 import { Metrics } from "@/http/metrics.ts";
 import { test } from "../helpers/mod.ts";
-import { collect, freePort, waitForLine } from "../helpers/process.ts";
+import { collect, emptyDatabase, freePort, waitForLine } from "../helpers/process.ts";
 
 /** Issue 27.2: every core. The service runs SVC_WORKERS workers on one port; PGlite keeps one and says so. */
 
@@ -110,11 +109,7 @@ test("PERF2-1 metrics of several workers sum: counters and histograms merged, th
 test(
   "PERF2-1 on PostgreSQL with SVC_WORKERS=2 both workers serve the one port, and SIGINT stops them cleanly",
   async () => {
-    const name = `svc_workers_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-    const adminSql = postgres(PG, { max: 1, onnotice: () => {} });
-    await adminSql.unsafe(`CREATE DATABASE ${name}`);
-    const url = new URL(PG);
-    url.pathname = `/${name}`;
+    const db = await emptyDatabase(PG, "svc_workers");
     const port = freePort();
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "--allow-net", "--allow-env", "--allow-read", "src/main.ts"],
@@ -122,7 +117,7 @@ test(
       env: {
         NO_COLOR: "1",
         PORT: String(port),
-        DATABASE_URL: url.toString(),
+        DATABASE_URL: db.url,
         SVC_WORKERS: "2",
         SVC_ADMIN_TOKEN: "workers-test",
         LOG_FORMAT: "text",
@@ -168,8 +163,7 @@ test(
       try {
         child.kill("SIGKILL");
       } catch { /* already exited */ }
-      await adminSql.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await adminSql.end();
+      await db.drop();
     }
   },
   NEEDS_PG,
